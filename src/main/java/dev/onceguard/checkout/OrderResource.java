@@ -1,0 +1,99 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.idempotency.IdempotencyKey;
+import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.IdempotentRequest;
+import dev.onceguard.idempotency.Operation;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.RequestLimits;
+import io.quarkus.security.Authenticated;
+import io.quarkus.security.UnauthorizedException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+
+import java.util.List;
+import java.util.Map;
+
+@Path("/api/orders")
+@Authenticated
+@Produces(MediaType.APPLICATION_JSON)
+public class OrderResource {
+
+    static final int DEFAULT_PAGE = 20;
+    static final int MAX_PAGE = 100;
+
+    private final IdempotencyService idempotency;
+    private final OrderService orders;
+    private final JsonWebToken caller;
+
+    public OrderResource(IdempotencyService idempotency, OrderService orders, JsonWebToken caller) {
+        this.idempotency = idempotency;
+        this.orders = orders;
+        this.caller = caller;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response create(@HeaderParam(IdempotencyKey.HEADER) String key,
+                           @HeaderParam(RequestLimits.REQUEST_ID) String requestId,
+                           byte[] body) {
+        String userId = userId();
+        IdempotentRequest<CreateOrderRequest> request = idempotency.request(
+                Operation.CREATE_ORDER, userId, key, requestId, Map.of(), body, CreateOrderRequest.class);
+        return idempotency.execute(request, order -> orders.create(userId, requestId, order)).toResponse();
+    }
+
+    @GET
+    @Path("/{orderId}")
+    public OrderView get(@PathParam("orderId") String orderId) {
+        return Order.findOwned(orderId, userId()).map(OrderView::of)
+                .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
+                        "You have no order with this id.")));
+    }
+
+    public record OrderPage(List<OrderView> data, boolean hasMore, String nextAfter) {
+    }
+
+    @GET
+    public OrderPage list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
+        int size = pageSize(limit);
+        List<Order> page = Order.pageOf(userId(), after, size + 1);
+        boolean hasMore = page.size() > size;
+        List<OrderView> data = page.stream().limit(size).map(OrderView::of).toList();
+        return new OrderPage(data, hasMore, hasMore ? data.get(data.size() - 1).orderId() : null);
+    }
+
+    private static int pageSize(String limit) {
+        if (limit == null) {
+            return DEFAULT_PAGE;
+        }
+        try {
+            int size = Integer.parseInt(limit);
+            if (size >= 1 && size <= MAX_PAGE) {
+                return size;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below like any other out-of-range value
+        }
+        throw new ProblemException(Problem.validation(List.of(
+                new Problem.FieldError("limit", "must be an integer from 1 to " + MAX_PAGE))));
+    }
+
+    private String userId() {
+        String subject = caller.getSubject();
+        if (subject == null || subject.isBlank()) {
+            throw new UnauthorizedException();
+        }
+        return subject;
+    }
+}

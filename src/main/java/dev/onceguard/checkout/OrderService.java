@@ -1,0 +1,93 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.idempotency.BusinessRefusal;
+import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.StoredResponse;
+import dev.onceguard.platform.Ids;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.Timestamps;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** Creates orders: catalog prices, stock reservation, the order and its lines. Runs inside the caller's transaction. */
+@ApplicationScoped
+public class OrderService {
+
+    public static final String RESOURCE_TYPE = "order";
+
+    private final IdempotencyService idempotency;
+
+    public OrderService(IdempotencyService idempotency) {
+        this.idempotency = idempotency;
+    }
+
+    public StoredResponse create(String userId, String requestId, CreateOrderRequest request) {
+        Map<String, Product> catalog = Product.findAllById(
+                        request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList())
+                .stream().collect(Collectors.toMap(p -> p.productId, Function.identity()));
+        checkAgainstCatalog(request, catalog);
+        reserveStock(request, catalog);
+
+        Instant now = Timestamps.now();
+        Order order = new Order();
+        order.orderId = Ids.next("ord");
+        order.userId = userId;
+        order.status = Order.Status.AWAITING_PAYMENT;
+        order.currency = request.currency();
+        order.requestId = requestId;
+        order.createdAt = now;
+        order.updatedAt = now;
+        BigDecimal total = BigDecimal.ZERO;
+        for (CreateOrderRequest.Item item : request.items()) {
+            BigDecimal unitPrice = catalog.get(item.productId()).price;
+            order.items.add(new Order.Line(item.productId(), item.quantity(), unitPrice));
+            total = total.add(unitPrice.multiply(BigDecimal.valueOf(item.quantity())));
+        }
+        order.total = total;
+        order.persist();
+
+        return idempotency.jsonResponse(201, OrderView.of(order), Map.of("Location", "/api/orders/" + order.orderId),
+                RESOURCE_TYPE, order.orderId);
+    }
+
+    /** Unknown products and a currency other than the products' are invalid requests: 400, nothing stored. */
+    private static void checkAgainstCatalog(CreateOrderRequest request, Map<String, Product> catalog) {
+        List<Problem.FieldError> errors = new ArrayList<>();
+        for (int i = 0; i < request.items().size(); i++) {
+            Product product = catalog.get(request.items().get(i).productId());
+            if (product == null) {
+                errors.add(new Problem.FieldError("items[" + i + "].productId", "unknown product"));
+            } else if (!product.currency.equals(request.currency())) {
+                errors.add(new Problem.FieldError("currency", "must be " + product.currency + ", the currency of "
+                        + product.productId));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ProblemException(Problem.validation(errors.stream().distinct().toList()));
+        }
+    }
+
+    /**
+     * Reserves limited stock product by product, in product id order so that two orders never wait on each other
+     * in opposite orders. Not enough of one product refuses the whole order; the transaction undoes the rest.
+     */
+    private static void reserveStock(CreateOrderRequest request, Map<String, Product> catalog) {
+        Map<String, Integer> wanted = new TreeMap<>();
+        request.items().forEach(item -> wanted.merge(item.productId(), item.quantity(), Integer::sum));
+        wanted.forEach((productId, quantity) -> {
+            if (catalog.get(productId).isLimited() && !Product.reserve(productId, quantity)) {
+                throw new BusinessRefusal(Problem.of(409, "OUT_OF_STOCK", "Out of stock",
+                        "Not enough stock of " + productId + " for " + quantity + " unit(s)."));
+            }
+        });
+    }
+}

@@ -1,0 +1,49 @@
+package dev.onceguard.checkout;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+import java.math.BigDecimal;
+import java.util.Collection;
+import java.util.List;
+
+/** A catalog entry. {@code stock} is what is left to sell, or null for unlimited goods. */
+@Entity
+@Table(name = "products")
+public class Product extends PanacheEntityBase {
+
+    public enum Kind { DIGITAL, PHYSICAL }
+
+    @Id
+    public String productId;
+    public String name;
+    @Enumerated(EnumType.STRING)
+    public Kind kind;
+    public BigDecimal price;
+    public String currency;
+    public Integer stock;
+
+    public static List<Product> listInCatalogOrder() {
+        return list("order by productId");
+    }
+
+    public static List<Product> findAllById(Collection<String> productIds) {
+        return list("productId in ?1", productIds);
+    }
+
+    public boolean isLimited() {
+        return stock != null;
+    }
+
+    /**
+     * Takes {@code quantity} units from a limited stock with a conditional update, so that concurrent orders
+     * can never take the stock below zero. False when not enough is left.
+     */
+    public static boolean reserve(String productId, int quantity) {
+        return update("stock = stock - ?1 where productId = ?2 and stock >= ?1", quantity, productId) == 1;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.onceguard.idempotency;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+@ConfigMapping(prefix = "onceguard.idempotency")
+public interface IdempotencyConfig {
+
+    /** How long a finished record is kept, unless its operation says otherwise. */
+    @WithDefault("24h")
+    Duration retention();
+
+    /** How long a PROCESSING record is protected from takeover. */
+    @WithDefault("30s")
+    Duration lease();
+
+    /** Per-operation overrides, keyed by operation name ({@code create-order}, {@code create-payment}). */
+    Map<String, OperationConfig> operations();
+
+    interface OperationConfig {
+        Optional<Duration> retention();
+    }
+
+    default Duration retentionOf(String operation) {
+        OperationConfig config = operations().get(operation);
+        return config == null ? retention() : config.retention().orElse(retention());
+    }
+}

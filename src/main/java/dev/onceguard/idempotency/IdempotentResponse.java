@@ -1,0 +1,32 @@
+package dev.onceguard.idempotency;
+
+import jakarta.ws.rs.core.Response;
+
+/** What the engine answers: a stored response (fresh or replayed) or a refusal computed now. */
+public record IdempotentResponse(Outcome outcome, StoredResponse stored) {
+
+    public enum Outcome {
+        EXECUTED("executed"), REPLAYED("replayed"), CONFLICT("conflict"), IN_PROGRESS("in_progress"), REJECTED("rejected");
+
+        private final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+    public Response toResponse() {
+        Response.ResponseBuilder builder = Response.status(stored.status()).entity(stored.body());
+        stored.headers().forEach(builder::header);
+        if (outcome == Outcome.REPLAYED) {
+            builder.header(REPLAYED_HEADER, "true");
+        }
+        return builder.build();
+    }
+}

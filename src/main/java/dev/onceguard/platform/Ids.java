@@ -1,0 +1,46 @@
+package dev.onceguard.platform;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+
+/**
+ * Opaque, type-prefixed, time-ordered ids ({@code ord_01JD…}): 48 bits of milliseconds then 80 random bits,
+ * in Crockford base32, so that ordering by id is ordering by creation time.
+ */
+public final class Ids {
+
+    private static final char[] ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Clock CLOCK = Clock.systemUTC();
+
+    private Ids() {
+    }
+
+    public static String next(String prefix) {
+        long millis = CLOCK.millis();
+        byte[] random = new byte[10];
+        RANDOM.nextBytes(random);
+        char[] out = new char[26];
+        for (int i = 9; i >= 0; i--) {
+            out[i] = ALPHABET[(int) (millis & 31)];
+            millis >>>= 5;
+        }
+        long high = 0;
+        for (int i = 0; i < 5; i++) {
+            high = (high << 8) | (random[i] & 0xff);
+        }
+        long low = 0;
+        for (int i = 5; i < 10; i++) {
+            low = (low << 8) | (random[i] & 0xff);
+        }
+        for (int i = 17; i >= 10; i--) {
+            out[i] = ALPHABET[(int) (high & 31)];
+            high >>>= 5;
+        }
+        for (int i = 25; i >= 18; i--) {
+            out[i] = ALPHABET[(int) (low & 31)];
+            low >>>= 5;
+        }
+        return prefix + "_" + new String(out);
+    }
+}

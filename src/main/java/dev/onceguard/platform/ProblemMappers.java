@@ -1,0 +1,92 @@
+package dev.onceguard.platform;
+
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.ForbiddenException;
+import io.quarkus.security.UnauthorizedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import org.hibernate.exception.JDBCConnectionException;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+import java.sql.SQLTransientException;
+
+/**
+ * Turns every failure into {@code application/problem+json}. Bodies never carry stack traces or input secrets.
+ */
+public class ProblemMappers {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+
+    public static Response respond(Problem problem) {
+        return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem).build();
+    }
+
+    @ServerExceptionMapper
+    public Response problem(ProblemException e) {
+        return respond(e.problem());
+    }
+
+    @ServerExceptionMapper({UnauthorizedException.class, AuthenticationFailedException.class})
+    public Response unauthorized(RuntimeException e) {
+        return Response.fromResponse(respond(Problem.of(401, "UNAUTHORIZED", "Authentication required",
+                        "Send a valid bearer token in the Authorization header.")))
+                .header("WWW-Authenticate", "Bearer").build();
+    }
+
+    @ServerExceptionMapper
+    public Response forbidden(ForbiddenException e) {
+        return respond(Problem.of(403, "FORBIDDEN", "Forbidden", "You are not allowed to do this."));
+    }
+
+    @ServerExceptionMapper
+    public Response webApplication(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        return switch (status) {
+            case 404 -> respond(Problem.of(404, "NOT_FOUND", "Not found", "No such resource."));
+            case 405 -> respond(Problem.of(405, "METHOD_NOT_ALLOWED", "Method not allowed",
+                    "This resource does not support that HTTP method."));
+            case 406 -> respond(Problem.of(406, "NOT_ACCEPTABLE", "Not acceptable",
+                    "This resource answers application/json only."));
+            case 415 -> respond(Problem.of(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type",
+                    "Send the request body as application/json."));
+            case 413 -> respond(RequestLimits.payloadTooLarge());
+            default -> status >= 500
+                    ? unexpected(e)
+                    : respond(Problem.of(status, "BAD_REQUEST", "Bad request", "The request could not be understood."));
+        };
+    }
+
+    @ServerExceptionMapper({JDBCConnectionException.class, SQLTransientException.class})
+    public Response databaseUnavailable(Throwable e) {
+        LOG.warnf("database unavailable: %s", e.getMessage());
+        return Response.fromResponse(respond(Problem.of(503, "SERVICE_UNAVAILABLE", "Service unavailable",
+                "A transient failure stopped the request; nothing was stored. Retry with the same Idempotency-Key.")))
+                .header("Retry-After", "1").build();
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Throwable e) {
+        if (isTransient(e)) {
+            return databaseUnavailable(e);
+        }
+        LOG.error("unexpected failure", e);
+        return respond(Problem.of(500, "INTERNAL_ERROR", "Internal error",
+                "The request failed unexpectedly and was rolled back; the request id identifies it in the logs."));
+    }
+
+    private static boolean isTransient(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JDBCConnectionException || t instanceof SQLTransientException
+                    ) {
+                return true;
+            }
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")
+                    || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.onceguard;
+
+import io.smallrye.jwt.build.Jwt;
+
+import java.util.UUID;
+
+/** Bearer tokens signed with the test profile's HS256 key (src/test/resources/jwt/test-hs256.jwk). */
+public final class TestTokens {
+
+    public static final String ISSUER = "https://onceguard.test";
+    public static final String SECRET = "onceguard-test-signing-secret-32b!";
+
+    private TestTokens() {
+    }
+
+    public static String bearer(String userId) {
+        return "Bearer " + Jwt.issuer(ISSUER).subject(userId).signWithSecret(SECRET);
+    }
+
+    public static String newUser() {
+        return "u-" + UUID.randomUUID();
+    }
+}
