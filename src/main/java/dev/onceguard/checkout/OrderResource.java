@@ -9,14 +9,15 @@ import dev.onceguard.platform.ProblemException;
 import dev.onceguard.platform.RequestLimits;
 import io.quarkus.security.Authenticated;
 import io.quarkus.security.UnauthorizedException;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.jwt.JsonWebToken;
@@ -44,12 +45,11 @@ public class OrderResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response create(@HeaderParam(IdempotencyKey.HEADER) String key,
-                           @HeaderParam(RequestLimits.REQUEST_ID) String requestId,
-                           byte[] body) {
+    public Response create(@Context HttpServerRequest http, byte[] body) {
         String userId = userId();
-        IdempotentRequest<CreateOrderRequest> request = idempotency.request(
-                Operation.CREATE_ORDER, userId, key, requestId, Map.of(), body, CreateOrderRequest.class);
+        String requestId = http.getHeader(RequestLimits.REQUEST_ID);
+        IdempotentRequest<CreateOrderRequest> request = idempotency.request(Operation.CREATE_ORDER, userId,
+                http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
         return idempotency.execute(request, order -> orders.create(userId, requestId, order)).toResponse();
     }
 

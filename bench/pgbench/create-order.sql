@@ -1,0 +1,41 @@
+-- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), in one
+-- transaction, as Hibernate sends them (captured with quarkus.hibernate-orm.log.sql=true):
+--   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id
+--   2. catalog:  SELECT products WHERE product_id IN (...)
+--   3. persist:  INSERT orders, 4. INSERT order_items (flushed before the native UPDATE)
+--   5. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ...
+-- Differences, all server-side and cheap: timestamps are now() instead of bound values, and RETURNING
+-- also hands back the generated order id / request id / user id so that later statements can bind them.
+-- Note: pgbench substitutes ":name" everywhere (even inside string literals), so no ':' below is
+-- followed by a letter or digit except real variables.
+\set r1 random(0, 4611686018427387903)
+\set r2 random(0, 4611686018427387903)
+\set uid random(0, 15)
+BEGIN;
+INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status,
+    recovery_point, lease_expires_at, request_id, created_at, expires_at)
+VALUES ('bench-user-' || lpad(:uid::text, 3, '0'), 'create-order', gen_random_uuid()::text,
+    '856d9653223abd5a683e75a24aa7088d1afed64493e5786a60578468cd890252', 'PROCESSING', 'started',
+    now() + interval '30 seconds', md5(:r2::text)::uuid::text, now(), now() + interval '24 hours')
+ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
+RETURNING id AS rec_id, user_id, request_id,
+    'ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0')
+           || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14) AS order_id \gset
+SELECT p1_0.product_id, p1_0.currency, p1_0.kind, p1_0.name, p1_0.price, p1_0.stock
+  FROM products p1_0 WHERE p1_0.product_id IN ('p-184');
+INSERT INTO orders (created_at, currency, request_id, status, total, updated_at, user_id, order_id)
+VALUES (now(), 'RUB', :request_id, 'AWAITING_PAYMENT', 1500.00, now(), :user_id, :order_id);
+INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price)
+VALUES (:order_id, 0, 'p-184', 1, 1500.00);
+UPDATE idempotency_records
+   SET status = 'COMPLETED', recovery_point = 'finished', lease_expires_at = NULL,
+       response_status = 201,
+       response_headers = CAST('{"Location":"/api/orders/' || :order_id::text || '","Content-Type":"application/json"}' AS jsonb),
+       response_body = convert_to('{"orderId":"' || :order_id::text
+           || '","status":"AWAITING_PAYMENT","items":[{"productId":"p-184","quantity":' || '1,"unitPrice":"1500.00"}],'
+           || '"total":"1500.00","currency":"RUB","createdAt":"'
+           || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"') || '"}', 'UTF8'),
+       resource_type = 'order', resource_id = :order_id, completed_at = now(),
+       expires_at = now() + interval '24 hours'
+ WHERE id = :rec_id AND status = 'PROCESSING';
+COMMIT;

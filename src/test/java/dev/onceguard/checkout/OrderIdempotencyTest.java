@@ -1,0 +1,262 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.TestTokens;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static dev.onceguard.Database.count;
+import static dev.onceguard.checkout.OrdersApi.ONE_EBOOK;
+import static dev.onceguard.checkout.OrdersApi.TWO_EBOOKS;
+import static dev.onceguard.checkout.OrdersApi.createOrder;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Acceptance scenarios 1, 2, 3, 4 and 10 of product.md, against real PostgreSQL. */
+@QuarkusTest
+class OrderIdempotencyTest {
+
+    @Inject
+    AgroalDataSource db;
+
+    private long ordersOf(String userId) {
+        return count(db, "SELECT count(*) FROM orders WHERE user_id = ?", userId);
+    }
+
+    @Test
+    void scenario1_oneKeySentTwiceGivesOneOrderAndAByteIdenticalReplay() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+
+        Response first = createOrder(user, key, ONE_EBOOK);
+        Response second = createOrder(user, key, ONE_EBOOK);
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.header("Idempotent-Replayed")).isNull();
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(second.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(second.asByteArray()).isEqualTo(first.asByteArray());
+        assertThat(second.header("Location")).isEqualTo(first.header("Location"))
+                .isEqualTo("/api/orders/" + first.path("orderId"));
+        assertThat(ordersOf(user)).isEqualTo(1);
+        assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(1);
+    }
+
+    @Test
+    void scenario2_fiftyRequestsWithOneKeyAtTheSameMomentGiveOneOrder() throws Exception {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        int clients = 50;
+        CyclicBarrier barrier = new CyclicBarrier(clients);
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Future<Response>> answers = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            answers.add(pool.submit(() -> {
+                barrier.await();
+                return createOrder(user, key, ONE_EBOOK);
+            }));
+        }
+        Set<String> orderIds = new HashSet<>();
+        int created = 0;
+        for (Future<Response> answer : answers) {
+            Response response = answer.get();
+            if (response.statusCode() == 409) {
+                assertThat(response.<String>path("code")).isEqualTo("OPERATION_IN_PROGRESS");
+                continue;
+            }
+            assertThat(response.statusCode()).isEqualTo(201);
+            orderIds.add(response.path("orderId"));
+            if (response.header("Idempotent-Replayed") == null) {
+                created++;
+            }
+        }
+        pool.shutdown();
+
+        assertThat(orderIds).hasSize(1);
+        assertThat(created).isEqualTo(1);
+        assertThat(ordersOf(user)).isEqualTo(1);
+    }
+
+    @Test
+    void scenario3_responseLostAfterCommitThenRetryGivesTheSameOrder() throws Exception {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        byte[] body = ONE_EBOOK.getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket("localhost", RestAssured.port)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /api/orders HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Authorization: " + TestTokens.bearer(user) + "\r\n"
+                    + "Idempotency-Key: " + key + "\r\n"
+                    + "Content-Type: application/json\r\n"
+                    + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            awaitCommittedRecord(user, key);
+        }
+
+        Response retry = createOrder(user, key, ONE_EBOOK);
+
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ? AND order_id = ?", user,
+                retry.<String>path("orderId"))).isEqualTo(1);
+        assertThat(ordersOf(user)).isEqualTo(1);
+    }
+
+    private void awaitCommittedRecord(String user, String key) throws InterruptedException {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        while (count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ? "
+                + "AND status = 'COMPLETED'", user, key) == 0) {
+            assertThat(Instant.now()).as("the abandoned request commits its order").isBefore(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void scenario4_oneKeyAnotherPayloadIsRefusedAndRecordedAsAConflict() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        createOrder(user, key, ONE_EBOOK).then().statusCode(201);
+
+        Response reused = createOrder(user, key, TWO_EBOOKS);
+
+        assertThat(reused.statusCode()).isEqualTo(422);
+        assertThat(reused.contentType()).startsWith("application/problem+json");
+        assertThat(reused.<String>path("code")).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(ordersOf(user)).isEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM idempotency_conflicts c JOIN idempotency_records r "
+                + "ON r.id = c.record_id WHERE c.user_id = ? AND c.idempotency_key = ? "
+                + "AND c.original_fingerprint = r.fingerprint AND c.conflicting_fingerprint <> r.fingerprint",
+                user, key)).isEqualTo(1);
+    }
+
+    @Test
+    void scenario10_aNewKeyIsADeliberateSecondPurchase() {
+        String user = TestTokens.newUser();
+
+        String first = createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).then().statusCode(201)
+                .extract().path("orderId");
+        String second = createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).then().statusCode(201)
+                .extract().path("orderId");
+
+        assertThat(second).isNotEqualTo(first);
+        assertThat(ordersOf(user)).isEqualTo(2);
+    }
+
+    @Test
+    void oneKeyFromTwoUsersNamesTwoOperations() {
+        String key = UUID.randomUUID().toString();
+        String alice = TestTokens.newUser();
+        String bob = TestTokens.newUser();
+
+        String aliceOrder = createOrder(alice, key, ONE_EBOOK).then().statusCode(201).extract().path("orderId");
+        Response bobs = createOrder(bob, key, ONE_EBOOK);
+
+        assertThat(bobs.statusCode()).isEqualTo(201);
+        assertThat(bobs.header("Idempotent-Replayed")).isNull();
+        assertThat(bobs.<String>path("orderId")).isNotEqualTo(aliceOrder);
+    }
+
+    @Test
+    void reorderedKeysAndOtherWhitespaceAreTheSameRequest() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        Response first = createOrder(user, key, TWO_EBOOKS);
+
+        Response reordered = createOrder(user, key,
+                "{\n  \"currency\" : \"RUB\",\n  \"items\" : [ { \"quantity\" : 2 , \"productId\" : \"p-184\" } ]\n}\n");
+
+        assertThat(reordered.statusCode()).isEqualTo(201);
+        assertThat(reordered.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(reordered.asByteArray()).isEqualTo(first.asByteArray());
+    }
+
+    @Test
+    void aQuotedKeyIsTheBareKey() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        Response bare = createOrder(user, key, ONE_EBOOK);
+
+        Response quoted = createOrder(user, "\"" + key + "\"", ONE_EBOOK);
+
+        assertThat(quoted.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(quoted.<String>path("orderId")).isEqualTo(bare.path("orderId"));
+    }
+
+    @Test
+    void theRequestIdIsEchoedAndKeptOnTheRecord() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        String requestId = "req-" + UUID.randomUUID();
+
+        Response response = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .header("X-Request-Id", requestId).contentType("application/json").body(ONE_EBOOK).post("/api/orders");
+
+        assertThat(response.header("X-Request-Id")).isEqualTo(requestId);
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND request_id = ? "
+                + "AND resource_type = 'order' AND resource_id = ?", user, requestId,
+                response.<String>path("orderId"))).isEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ? AND request_id = ?", user, requestId))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void anInsaneRequestIdIsReplacedByAGeneratedOne() {
+        Response response = given().header("X-Request-Id", "<script>").get("/api/products");
+
+        assertThat(response.header("X-Request-Id")).isNotBlank().isNotEqualTo("<script>");
+    }
+
+    @Test
+    void ordersAreReadBackByTheirOwnerOnly() {
+        String owner = TestTokens.newUser();
+        Response created = createOrder(owner, UUID.randomUUID().toString(), TWO_EBOOKS);
+        String orderId = created.path("orderId");
+
+        OrdersApi.getOrder(owner, orderId).then().statusCode(200);
+        assertThat(OrdersApi.getOrder(owner, orderId).<String>path("total")).isEqualTo("3000.00");
+        Response stranger = OrdersApi.getOrder(TestTokens.newUser(), orderId);
+        Response unknown = OrdersApi.getOrder(owner, "ord_unknown");
+
+        assertThat(stranger.statusCode()).isEqualTo(404);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(stranger.asString()).isEqualTo(unknown.asString());
+    }
+
+    @Test
+    void theOrderListIsNewestFirstInKeysetPages() {
+        String user = TestTokens.newUser();
+        List<String> created = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            created.add(createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).path("orderId"));
+        }
+
+        Response firstPage = given().header("Authorization", TestTokens.bearer(user)).get("/api/orders?limit=3");
+        Response secondPage = given().header("Authorization", TestTokens.bearer(user))
+                .get("/api/orders?limit=3&after=" + firstPage.<String>path("nextAfter"));
+
+        assertThat(firstPage.<List<String>>path("data.orderId"))
+                .containsExactly(created.get(4), created.get(3), created.get(2));
+        assertThat(firstPage.<Boolean>path("hasMore")).isTrue();
+        assertThat(secondPage.<List<String>>path("data.orderId")).containsExactly(created.get(1), created.get(0));
+        assertThat(secondPage.<Boolean>path("hasMore")).isFalse();
+    }
+}
