@@ -4,11 +4,11 @@ import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.Operation;
+import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
 import dev.onceguard.platform.RequestLimits;
 import io.quarkus.security.Authenticated;
-import io.quarkus.security.UnauthorizedException;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -20,7 +20,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.jwt.JsonWebToken;
 
 import java.util.List;
 import java.util.Map;
@@ -35,9 +34,9 @@ public class OrderResource {
 
     private final IdempotencyService idempotency;
     private final OrderService orders;
-    private final JsonWebToken caller;
+    private final Caller caller;
 
-    public OrderResource(IdempotencyService idempotency, OrderService orders, JsonWebToken caller) {
+    public OrderResource(IdempotencyService idempotency, OrderService orders, Caller caller) {
         this.idempotency = idempotency;
         this.orders = orders;
         this.caller = caller;
@@ -46,7 +45,7 @@ public class OrderResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(@Context HttpServerRequest http, byte[] body) {
-        String userId = userId();
+        String userId = caller.userId();
         String requestId = http.getHeader(RequestLimits.REQUEST_ID);
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(Operation.CREATE_ORDER, userId,
                 http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
@@ -56,7 +55,7 @@ public class OrderResource {
     @GET
     @Path("/{orderId}")
     public OrderView get(@PathParam("orderId") String orderId) {
-        return Order.findOwned(orderId, userId()).map(OrderView::of)
+        return Order.findOwned(orderId, caller.userId()).map(OrderView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
     }
@@ -67,7 +66,7 @@ public class OrderResource {
     @GET
     public OrderPage list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
         int size = pageSize(limit);
-        List<Order> page = Order.pageOf(userId(), after, size + 1);
+        List<Order> page = Order.pageOf(caller.userId(), after, size + 1);
         boolean hasMore = page.size() > size;
         List<OrderView> data = page.stream().limit(size).map(OrderView::of).toList();
         return new OrderPage(data, hasMore, hasMore ? data.get(data.size() - 1).orderId() : null);
@@ -87,13 +86,5 @@ public class OrderResource {
         }
         throw new ProblemException(Problem.validation(List.of(
                 new Problem.FieldError("limit", "must be an integer from 1 to " + MAX_PAGE))));
-    }
-
-    private String userId() {
-        String subject = caller.getSubject();
-        if (subject == null || subject.isBlank()) {
-            throw new UnauthorizedException();
-        }
-        return subject;
     }
 }

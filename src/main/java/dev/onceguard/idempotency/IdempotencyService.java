@@ -13,6 +13,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
 import jakarta.ws.rs.core.HttpHeaders;
 import org.hibernate.query.NativeQuery;
 import org.hibernate.type.StandardBasicTypes;
@@ -24,7 +25,9 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The idempotency engine: runs an operation at most once per (user, operation, key) and answers every
@@ -41,6 +44,10 @@ import java.util.function.Function;
  * </ol>
  * A {@link BusinessRefusal} rolls the operation's writes back and is stored as the result in a transaction of its
  * own; any other failure rolls everything back and stores nothing, so the same key may be used again.
+ *
+ * <p>An operation that calls out runs as a {@link PhasedOperation}: the claim commits with the operation's first
+ * writes and a lease; the record stays PROCESSING until the outcome is known. A retry that finds it PROCESSING
+ * with an expired lease takes it over with a conditional UPDATE and resumes from its {@link Checkpoint}.
  */
 @ApplicationScoped
 @Startup
@@ -93,10 +100,28 @@ public class IdempotencyService {
 
     /** Runs a local operation once, in one transaction with its record; see the class comment for the phases. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
+        return counted(request, () -> claimAndExecute(request, operation));
+    }
+
+    /** Runs an operation that calls out: phase (a) with the claim, then phases (b) and (c) outside it. */
+    public <T> IdempotentResponse execute(IdempotentRequest<T> request, PhasedOperation<T> operation) {
+        return counted(request, () -> {
+            Started started = claimAndStart(request, operation);
+            if (started == null) {
+                return null;
+            }
+            return started.answer() != null ? started.answer() : operation.resume(started.recordId(), started.checkpoint());
+        });
+    }
+
+    private record Started(IdempotentResponse answer, Long recordId, Checkpoint checkpoint) {
+    }
+
+    private <T> IdempotentResponse counted(IdempotentRequest<T> request, Supplier<IdempotentResponse> attempt) {
         IdempotentResponse response = null;
-        for (int attempt = 1; response == null && attempt <= MAX_CLAIM_ATTEMPTS; attempt++) {
+        for (int i = 1; response == null && i <= MAX_CLAIM_ATTEMPTS; i++) {
             try {
-                response = QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation));
+                response = attempt.get();
             } catch (BusinessRefusal refusal) {
                 response = storeRefusal(request, refusal.problem());
             } catch (ProblemException rejected) {
@@ -112,14 +137,44 @@ public class IdempotencyService {
         return response;
     }
 
+    private <T> Started claimAndStart(IdempotentRequest<T> request, PhasedOperation<T> operation) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            Instant now = Timestamps.now();
+            Long recordId = claim(request, now);
+            if (recordId == null) {
+                return takeOverOrAnswer(request, now);
+            }
+            Checkpoint checkpoint = operation.start(request.body(), recordId);
+            saveCheckpoint(recordId, checkpoint);
+            return new Started(null, recordId, checkpoint);
+        });
+    }
+
+    /** An existing record either answers the request, or, when its lease has expired, is taken over here. */
+    private Started takeOverOrAnswer(IdempotentRequest<?> request, Instant now) {
+        IdempotencyRecord record = IdempotencyRecord.findByScope(
+                request.userId(), request.operation().wireName(), request.key().value()).orElse(null);
+        if (record != null && record.fingerprint.equals(request.fingerprint()) && !record.isFinished()
+                && !record.leaseExpiresAt.isAfter(now)) {
+            Optional<Checkpoint> checkpoint = takeOver(record.id);
+            if (checkpoint.isPresent()) {
+                return new Started(null, record.id, checkpoint.get());
+            }
+        }
+        IdempotentResponse answer = answerFrom(record, request, now);
+        return answer == null ? null : new Started(answer, null, null);
+    }
+
     private <T> IdempotentResponse claimAndExecute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
         Instant now = Timestamps.now();
         Long recordId = claim(request, now);
         if (recordId == null) {
-            return answerFromExistingRecord(request, now);
+            return answerFrom(findRecord(request), request, now);
         }
         StoredResponse result = operation.apply(request.body());
-        complete(recordId, IdempotencyRecord.Status.COMPLETED, result, request.operation(), Timestamps.now());
+        if (!complete(recordId, IdempotencyRecord.Status.COMPLETED, result, request.operation(), Timestamps.now())) {
+            throw new IllegalStateException("record " + recordId + " was finished by someone else inside its own transaction");
+        }
         LOG.debugf("executed %s key=%s record=%d", request.operation().wireName(), request.key().value(), recordId);
         return new IdempotentResponse(Outcome.EXECUTED, result);
     }
@@ -145,10 +200,13 @@ public class IdempotencyService {
         return inserted.isEmpty() ? null : ((Number) inserted.get(0)).longValue();
     }
 
-    /** Answers a request whose scope already has a record; null if that record is gone (retention ran between). */
-    private IdempotentResponse answerFromExistingRecord(IdempotentRequest<?> request, Instant now) {
-        IdempotencyRecord record = IdempotencyRecord.findByScope(
-                request.userId(), request.operation().wireName(), request.key().value()).orElse(null);
+    private IdempotencyRecord findRecord(IdempotentRequest<?> request) {
+        return IdempotencyRecord.findByScope(request.userId(), request.operation().wireName(), request.key().value())
+                .orElse(null);
+    }
+
+    /** Answers a request from its scope's record; null if that record is gone (retention ran in between). */
+    private IdempotentResponse answerFrom(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
         if (record == null) {
             return null;
         }
@@ -188,16 +246,25 @@ public class IdempotencyService {
             Instant now = Timestamps.now();
             Long recordId = claim(request, now);
             if (recordId == null) {
-                return answerFromExistingRecord(request, now);
+                return answerFrom(findRecord(request), request, now);
             }
-            complete(recordId, IdempotencyRecord.Status.FAILED, refusal, request.operation(), now);
+            if (!complete(recordId, IdempotencyRecord.Status.FAILED, refusal, request.operation(), now)) {
+                throw new IllegalStateException("record " + recordId + " was finished by someone else inside its own transaction");
+            }
             return new IdempotentResponse(Outcome.EXECUTED, refusal);
         });
     }
 
-    private void complete(long recordId, IdempotencyRecord.Status status, StoredResponse response,
-                          Operation operation, Instant now) {
-        int updated = em.createNativeQuery("""
+    /**
+     * Stores the final response on a PROCESSING record, inside the caller's transaction (the one that also commits
+     * the operation's outcome).
+     *
+     * @return false when the record was no longer PROCESSING: someone else finished it first
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response,
+                            Operation operation, Instant now) {
+        return em.createNativeQuery("""
                         UPDATE idempotency_records
                            SET status = :status, recovery_point = 'finished', lease_expires_at = NULL,
                                response_status = :responseStatus, response_headers = CAST(:headers AS jsonb),
@@ -214,10 +281,53 @@ public class IdempotencyService {
                 .setParameter("now", now)
                 .setParameter("expiresAt", now.plus(retentionOf(operation)))
                 .setParameter("id", recordId)
-                .executeUpdate();
-        if (updated != 1) {
-            throw new IllegalStateException("record " + recordId + " was no longer PROCESSING when completing it");
+                .executeUpdate() == 1;
+    }
+
+    /**
+     * Leaves a record unfinished at a checkpoint and gives up its lease at once, so that the next retry or the
+     * recovery job may take it over without waiting.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void leaveUnfinished(long recordId, Checkpoint checkpoint) {
+        IdempotencyRecord.update("recoveryPoint = ?1, resourceType = ?2, resourceId = ?3, leaseExpiresAt = ?4 "
+                        + "where id = ?5 and status = ?6", checkpoint.recoveryPoint(), checkpoint.resourceType(),
+                checkpoint.resourceId(), Timestamps.now(), recordId, IdempotencyRecord.Status.PROCESSING);
+    }
+
+    /**
+     * Takes over a PROCESSING record whose lease has expired, with a conditional UPDATE so that of two takers
+     * (a retry, the recovery job, another replica) exactly one wins.
+     *
+     * @return the checkpoint to resume from, or empty when the lease is live, the record finished, or another won
+     */
+    public Optional<Checkpoint> takeOver(long recordId) {
+        Instant now = Timestamps.now();
+        List<?> rows = QuarkusTransaction.joiningExisting().call(() -> em.createNativeQuery("""
+                        UPDATE idempotency_records SET lease_expires_at = :leaseExpiresAt
+                         WHERE id = :id AND status = 'PROCESSING' AND lease_expires_at <= :now
+                        RETURNING recovery_point, resource_type, resource_id""")
+                .setParameter("leaseExpiresAt", now.plus(config.lease()))
+                .setParameter("id", recordId)
+                .setParameter("now", now)
+                .getResultList());
+        if (rows.isEmpty()) {
+            return Optional.empty();
         }
+        Object[] row = (Object[]) rows.get(0);
+        return Optional.of(new Checkpoint((String) row[0], (String) row[1], (String) row[2]));
+    }
+
+    private void saveCheckpoint(long recordId, Checkpoint checkpoint) {
+        IdempotencyRecord.update("recoveryPoint = ?1, resourceType = ?2, resourceId = ?3 where id = ?4",
+                checkpoint.recoveryPoint(), checkpoint.resourceType(), checkpoint.resourceId(), recordId);
+    }
+
+    /** The stored answer of a finished record, for a caller that lost the race to finish it. */
+    public Optional<IdempotentResponse> replayOf(long recordId) {
+        return QuarkusTransaction.joiningExisting().call(() -> IdempotencyRecord.<IdempotencyRecord>findByIdOptional(recordId)
+                .filter(IdempotencyRecord::isFinished)
+                .map(record -> new IdempotentResponse(Outcome.REPLAYED, record.storedResponse())));
     }
 
     private IdempotentResponse refusal(Outcome outcome, Problem problem, Map<String, String> headers) {

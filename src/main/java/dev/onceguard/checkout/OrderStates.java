@@ -1,0 +1,25 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.platform.StateMachine;
+
+import java.util.Map;
+import java.util.Set;
+
+import static dev.onceguard.checkout.Order.Status.AWAITING_PAYMENT;
+import static dev.onceguard.checkout.Order.Status.CANCELED;
+import static dev.onceguard.checkout.Order.Status.FULFILLED;
+import static dev.onceguard.checkout.Order.Status.PAID;
+
+/** {@code AWAITING_PAYMENT → PAID → FULFILLED}, and {@code AWAITING_PAYMENT → CANCELED}; nothing goes back. */
+public final class OrderStates {
+
+    public static final StateMachine<Order.Status> MACHINE = new StateMachine<>("order", "orders", "order_id",
+            Order.Status.class, Map.of(
+                    AWAITING_PAYMENT, Set.of(PAID, CANCELED),
+                    PAID, Set.of(FULFILLED),
+                    FULFILLED, Set.of(),
+                    CANCELED, Set.of()));
+
+    private OrderStates() {
+    }
+}

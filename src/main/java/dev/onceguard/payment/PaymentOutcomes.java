@@ -1,0 +1,71 @@
+package dev.onceguard.payment;
+
+import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.OrderStates;
+import dev.onceguard.outbox.Outbox;
+import dev.onceguard.payment.provider.ProviderStatus;
+import dev.onceguard.platform.Timestamps;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * Applies what a provider says about a payment, from whichever source says it first (the synchronous answer,
+ * a webhook, reconciliation): the payment moves through its state machine, and the first success makes the order
+ * PAID and announces {@code ORDER_PAID} in the same transaction. Repeated or stale facts change nothing.
+ */
+@ApplicationScoped
+public class PaymentOutcomes {
+
+    public static final String ORDER_PAID = "ORDER_PAID";
+    private static final Logger LOG = Logger.getLogger(PaymentOutcomes.class);
+
+    private final EntityManager em;
+    private final Outbox outbox;
+
+    public PaymentOutcomes(EntityManager em, Outbox outbox) {
+        this.em = em;
+        this.outbox = outbox;
+    }
+
+    /** @return whether the payment changed state */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean apply(Payment payment, String providerPaymentId, ProviderStatus status, String cause) {
+        Instant now = Timestamps.now();
+        if (providerPaymentId != null && payment.providerPaymentId == null) {
+            Payment.update("providerPaymentId = ?1 where paymentId = ?2 and providerPaymentId is null",
+                    providerPaymentId, payment.paymentId);
+        }
+        Payment.Status target = switch (status) {
+            case PENDING -> Payment.Status.PENDING;
+            case SUCCEEDED -> Payment.Status.SUCCEEDED;
+            case FAILED -> Payment.Status.FAILED;
+            case CANCELED -> Payment.Status.CANCELED;
+        };
+        boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId, target, cause, now).isPresent();
+        if (moved && target == Payment.Status.SUCCEEDED) {
+            markOrderPaid(payment, cause, now);
+        }
+        if (moved) {
+            LOG.infof("payment %s -> %s (%s) order=%s", payment.paymentId, target, cause, payment.orderId);
+        }
+        return moved;
+    }
+
+    /** The provider's answer did not arrive: the attempt is UNKNOWN until the provider says otherwise. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void markUnknown(Payment payment, String cause) {
+        PaymentStates.MACHINE.move(em, payment.paymentId, Payment.Status.UNKNOWN, cause, Timestamps.now());
+    }
+
+    private void markOrderPaid(Payment payment, String cause, Instant now) {
+        if (OrderStates.MACHINE.move(em, payment.orderId, Order.Status.PAID, cause, now).isPresent()) {
+            outbox.enqueue(ORDER_PAID, "order", payment.orderId, Map.of(
+                    "orderId", payment.orderId, "paymentId", payment.paymentId, "userId", payment.userId));
+        }
+    }
+}

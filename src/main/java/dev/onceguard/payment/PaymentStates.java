@@ -1,0 +1,32 @@
+package dev.onceguard.payment;
+
+import dev.onceguard.platform.StateMachine;
+
+import java.util.Map;
+import java.util.Set;
+
+import static dev.onceguard.payment.Payment.Status.CANCELED;
+import static dev.onceguard.payment.Payment.Status.CREATED;
+import static dev.onceguard.payment.Payment.Status.FAILED;
+import static dev.onceguard.payment.Payment.Status.PENDING;
+import static dev.onceguard.payment.Payment.Status.SUCCEEDED;
+import static dev.onceguard.payment.Payment.Status.UNKNOWN;
+
+/**
+ * {@code CREATED → PENDING → SUCCEEDED | FAILED | CANCELED}; {@code UNKNOWN} is reachable from CREATED and PENDING
+ * and is left only for a final state. Final states never change.
+ */
+public final class PaymentStates {
+
+    public static final StateMachine<Payment.Status> MACHINE = new StateMachine<>("payment", "payments", "payment_id",
+            Payment.Status.class, Map.of(
+                    CREATED, Set.of(PENDING, SUCCEEDED, FAILED, CANCELED, UNKNOWN),
+                    PENDING, Set.of(SUCCEEDED, FAILED, CANCELED, UNKNOWN),
+                    UNKNOWN, Set.of(SUCCEEDED, FAILED, CANCELED),
+                    SUCCEEDED, Set.of(),
+                    FAILED, Set.of(),
+                    CANCELED, Set.of()));
+
+    private PaymentStates() {
+    }
+}

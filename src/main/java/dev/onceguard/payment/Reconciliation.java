@@ -1,0 +1,121 @@
+package dev.onceguard.payment;
+
+import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.Operation;
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.platform.Timestamps;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Resolves payment attempts whose outcome onceguard does not know, by asking the provider, never by a blind
+ * new call: an unfinished payment operation whose lease expired is taken over and resumed with the same provider
+ * key (which finishes its idempotency record, so the client's retry replays the final answer), and a PENDING
+ * attempt that has been quiet for a while is looked up by its provider payment id.
+ */
+@ApplicationScoped
+public class Reconciliation {
+
+    private static final Logger LOG = Logger.getLogger(Reconciliation.class);
+    static final int BATCH = 100;
+
+    public record Result(int resumed, int stillUnknown, int pendingChecked, int pendingResolved) {
+    }
+
+    private final IdempotencyService idempotency;
+    private final PaymentService payments;
+    private final PaymentProviders providers;
+    private final PaymentOutcomes outcomes;
+    private final PaymentsConfig config;
+    private final EntityManager em;
+
+    public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
+                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em) {
+        this.idempotency = idempotency;
+        this.payments = payments;
+        this.providers = providers;
+        this.outcomes = outcomes;
+        this.config = config;
+        this.em = em;
+    }
+
+    @Scheduled(identity = "reconciliation", every = "${onceguard.jobs.reconciliation.every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        Result result = reconcile();
+        if (result.resumed() + result.pendingChecked() > 0) {
+            LOG.infof("reconciliation: %s", result);
+        }
+    }
+
+    public Result reconcile() {
+        int resumed = 0;
+        int stillUnknown = 0;
+        for (Long recordId : unfinishedPaymentOperations()) {
+            Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
+                    .map(checkpoint -> payments.resume(recordId, checkpoint));
+            if (response.isPresent()) {
+                resumed++;
+                if (response.get().stored().status() == 202) {
+                    stillUnknown++;
+                }
+            }
+        }
+        int checked = 0;
+        int resolved = 0;
+        for (Payment payment : quietPendingPayments()) {
+            checked++;
+            if (checkPending(payment)) {
+                resolved++;
+            }
+        }
+        return new Result(resumed, stillUnknown, checked, resolved);
+    }
+
+    private List<Long> unfinishedPaymentOperations() {
+        Instant now = Timestamps.now();
+        return QuarkusTransaction.requiringNew().call(() -> em.createQuery("""
+                        select r.id from IdempotencyRecord r
+                         where r.operation = :operation and r.status = dev.onceguard.idempotency.IdempotencyRecord.Status.PROCESSING
+                           and r.leaseExpiresAt <= :now
+                         order by r.leaseExpiresAt""", Long.class)
+                .setParameter("operation", Operation.CREATE_PAYMENT.wireName())
+                .setParameter("now", now)
+                .setMaxResults(BATCH)
+                .getResultList());
+    }
+
+    private List<Payment> quietPendingPayments() {
+        Instant quietSince = Timestamps.now().minus(config.pendingCheckAfter());
+        return QuarkusTransaction.requiringNew().call(() -> Payment.<Payment>find(
+                        "status = ?1 and providerPaymentId is not null and updatedAt <= ?2 order by updatedAt",
+                        Payment.Status.PENDING, quietSince)
+                .page(0, BATCH).list());
+    }
+
+    private boolean checkPending(Payment payment) {
+        Optional<PaymentProvider> provider = providers.named(payment.provider);
+        if (provider.isEmpty()) {
+            return false;
+        }
+        try {
+            ProviderPayment current = provider.get().retrieve(payment.providerPaymentId);
+            return QuarkusTransaction.requiringNew().call(() ->
+                    outcomes.apply(payment, current.providerPaymentId(), current.status(), "reconciliation"));
+        } catch (ProviderOutcomeUnknown e) {
+            LOG.warnf("reconciliation could not reach %s for payment %s: %s", payment.provider, payment.paymentId,
+                    e.getMessage());
+            return false;
+        }
+    }
+}

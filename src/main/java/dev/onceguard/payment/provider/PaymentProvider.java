@@ -1,0 +1,38 @@
+package dev.onceguard.payment.provider;
+
+import java.util.Map;
+
+/**
+ * What onceguard needs from a payment provider. An adapter (the built-in sandbox, Stripe) implements it;
+ * the payments flow, the webhook inbox and reconciliation use only this.
+ */
+public interface PaymentProvider {
+
+    /** The name in {@code /webhooks/{provider}} and in the payments table: {@code sandbox}, {@code stripe}. */
+    String name();
+
+    /** Whether this adapter is configured and switched on in this deployment. */
+    boolean enabled();
+
+    /**
+     * Creates a payment, idempotently: the same {@link CreatePayment#idempotencyKey()} always names the same
+     * provider payment, so repeating the call after an unknown outcome never charges twice.
+     *
+     * @throws ProviderOutcomeUnknown on timeout, 5xx or a broken connection: the payment may or may not exist
+     */
+    ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown;
+
+    /** The provider's current view of one payment. */
+    ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown;
+
+    /**
+     * Checks a webhook delivery's signature and timestamp before anything else looks at it.
+     *
+     * @param headers request headers, names in lower case
+     * @throws WebhookRejected when the delivery is not authentic or too old
+     */
+    void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected;
+
+    /** Reads an authentic delivery's body into the facts onceguard acts on. */
+    ProviderEvent parseEvent(byte[] body) throws WebhookRejected;
+}

@@ -1,0 +1,89 @@
+package dev.onceguard.platform;
+
+import jakarta.persistence.EntityManager;
+import org.hibernate.query.NativeQuery;
+import org.hibernate.type.StandardBasicTypes;
+
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A table of allowed moves applied as one conditional UPDATE: the row moves only if its current state may go to
+ * the target, so a stale, repeated or out-of-order event is a no-op decided by the database, never a step back.
+ * Every accepted move is written to {@code state_transitions} for the console's timeline.
+ */
+public final class StateMachine<S extends Enum<S>> {
+
+    private final String subjectType;
+    private final String table;
+    private final String idColumn;
+    private final Class<S> states;
+    private final Map<S, Set<S>> allowedMoves;
+
+    public StateMachine(String subjectType, String table, String idColumn, Class<S> states, Map<S, Set<S>> allowedMoves) {
+        this.subjectType = subjectType;
+        this.table = table;
+        this.idColumn = idColumn;
+        this.states = states;
+        this.allowedMoves = allowedMoves;
+    }
+
+    public boolean isFinal(S state) {
+        return allowedMoves.getOrDefault(state, Set.of()).isEmpty();
+    }
+
+    /** The states from which {@code to} may be reached. */
+    public Set<S> sourcesOf(S to) {
+        Set<S> sources = EnumSet.noneOf(states);
+        allowedMoves.forEach((from, targets) -> {
+            if (targets.contains(to)) {
+                sources.add(from);
+            }
+        });
+        return sources;
+    }
+
+    /**
+     * Moves the subject to {@code to} if the table allows it from its current state, inside the caller's transaction.
+     *
+     * @return the state it moved from, or empty when the move was not allowed (already there, final, or stale)
+     */
+    public Optional<S> move(EntityManager em, String id, S to, String cause, Instant now) {
+        Set<S> sources = sourcesOf(to);
+        if (sources.isEmpty()) {
+            return Optional.empty();
+        }
+        List<?> previous = em.createNativeQuery("UPDATE " + table + " t SET status = :to, updated_at = :now"
+                        + " FROM (SELECT " + idColumn + ", status FROM " + table + " WHERE " + idColumn + " = :id FOR UPDATE) old"
+                        + " WHERE t." + idColumn + " = old." + idColumn + " AND old.status IN (:sources)"
+                        + " RETURNING old.status")
+                .setParameter("to", to.name())
+                .setParameter("now", now)
+                .setParameter("id", id)
+                .setParameter("sources", sources.stream().map(Enum::name).toList())
+                .getResultList();
+        if (previous.isEmpty()) {
+            return Optional.empty();
+        }
+        S from = Enum.valueOf(states, (String) previous.get(0));
+        recordTransition(em, id, from.name(), to.name(), cause, now);
+        return Optional.of(from);
+    }
+
+    private void recordTransition(EntityManager em, String id, String from, String to, String cause, Instant now) {
+        em.createNativeQuery("INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, occurred_at)"
+                        + " VALUES (:type, :id, :from, :to, :cause, :now)")
+                .unwrap(NativeQuery.class)
+                .setParameter("type", subjectType)
+                .setParameter("id", id)
+                .setParameter("from", from, StandardBasicTypes.STRING)
+                .setParameter("to", to)
+                .setParameter("cause", cause)
+                .setParameter("now", now)
+                .executeUpdate();
+    }
+}
