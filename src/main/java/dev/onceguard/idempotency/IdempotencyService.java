@@ -100,7 +100,7 @@ public class IdempotencyService {
 
     /** Runs a local operation once, in one transaction with its record; see the class comment for the phases. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
-        return counted(request, () -> claimAndExecute(request, operation));
+        return counted(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
     }
 
     /** Runs an operation that calls out: phase (a) with the claim, then phases (b) and (c) outside it. */
