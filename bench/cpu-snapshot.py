@@ -3,7 +3,8 @@
 
   cpu-snapshot.py snap <service_pid|0> <postmaster_pid>   -> prints "service_ticks pg_ticks busy_ticks all_ticks"
   cpu-snapshot.py diff "<snap before>" "<snap after>" <seconds> <client_cpu_seconds> <requests>
-      -> prints "service_cores pg_cores client_cores machine_busy_pct service_ms_per_req pg_ms_per_req"
+      -> prints "service_cores pg_cores client_cores other_cores machine_busy_pct service_ms_per_req pg_ms_per_req"
+     (other_cores = busy machine time not attributed to the three: other processes, interrupts)
 
 pg_ticks = user+system time of every live child of the postmaster plus the postmaster's reaped-children
 time (cutime+cstime), so backends that exited during the run (pgbench's, autovacuum workers) still count.
@@ -64,9 +65,11 @@ def diff(before, after, seconds, client_cpu, requests):
     service = (a[0] - b[0]) / HZ
     pg = (a[1] - b[1]) / HZ
     busy = (a[2] - b[2]) / max(1, a[3] - b[3]) * 100
+    client = float(client_cpu) / seconds
+    other = max(0.0, busy / 100 * os.cpu_count() - service / seconds - pg / seconds - client)
     requests = max(1, int(requests))
-    print("%.2f %.2f %.2f %.0f %.3f %.3f" % (service / seconds, pg / seconds, float(client_cpu) / seconds, busy,
-                                           service * 1000 / requests, pg * 1000 / requests))
+    print("%.2f %.2f %.2f %.2f %.0f %.3f %.3f" % (service / seconds, pg / seconds, client, other, busy,
+                                                service * 1000 / requests, pg * 1000 / requests))
 
 
 if __name__ == "__main__":

@@ -3,18 +3,22 @@
 # (c) the same SQL straight into PostgreSQL with pgbench (the database ceiling), plus the service's RSS
 # after 100,000 orders. See bench/README.md. Run from anywhere: bash bench/orders-benchmark.sh
 #
-# Knobs (environment): BENCH_DURATION (25 s per wrk run), BENCH_WARMUP (10 s), BENCH_CONNS ("1 8 32"),
+# Knobs (environment): BENCH_DURATION (25 s per wrk run), BENCH_WARMUP (20 s), BENCH_CONNS ("1 8 32"),
 # BENCH_PG_DURATION (20 s per pgbench run), BENCH_USERS (16), BENCH_REPLAY_KEYS (200),
 # BENCH_TARGET_ORDERS (100000), BENCH_PORT (18080, another free one if taken), BENCH_DB (bench),
-# BENCH_JAVA_OPTS (empty: the JVM's defaults), BENCH_REBUILD (0; 1 = package even if the jar exists),
+# BENCH_JAVA_OPTS (-Xmx256m, the heap the Helm chart gives a replica), BENCH_REBUILD (0; 1 = package even if the jar exists),
 # BENCH_KEEP_DB (1 = leave the database for inspection; 0 = drop it at the end),
+# BENCH_OTHER_LIMIT (0.25: rows measured while other processes used more cores are marked *),
+# BENCH_WAIT_QUIET (0; N = first wait up to N s until the machine is < 30 % busy over 5 s),
+# BENCH_JFR (0; 1 = record a JFR CPU profile of the service during (a) at 8 connections and summarize it),
 # PGHOST/PGPORT/PGUSER (127.0.0.1/5432/postgres, trust auth).
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
 DURATION=${BENCH_DURATION:-25}
-WARMUP=${BENCH_WARMUP:-10}
+WARMUP=${BENCH_WARMUP:-20}
+BENCH_JAVA_OPTS=${BENCH_JAVA_OPTS--Xmx256m}
 CONNS=${BENCH_CONNS:-"1 8 32"}
 PG_DURATION=${BENCH_PG_DURATION:-20}
 USERS=${BENCH_USERS:-16}
@@ -36,6 +40,7 @@ cleanup() {
     local rc=$?
     if [[ -n "$TOP_PID" ]] && kill -0 "$TOP_PID" 2>/dev/null; then kill "$TOP_PID" 2>/dev/null || true; fi
     stop_service
+    [[ -n "${APP:-}" && -d "$APP" ]] && rm -rf "$APP"
     if [[ "$KEEP_DB" == 0 ]]; then
         psql -d postgres -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
     fi
@@ -69,6 +74,16 @@ for t in psql curl python3 java /usr/bin/time; do command -v "$t" >/dev/null || 
 echo "wrk: $(wrk -v 2>&1 | head -1)"; echo "pgbench: $($PGBENCH --version)"
 echo "java: $(java -version 2>&1 | head -1)"; echo "cores: $(nproc)  memory: $(free -m | awk '/Mem:/{print $2}') MB"
 echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo n/a)$(git -C "$ROOT" diff --quiet HEAD -- src pom.xml 2>/dev/null || echo ' (src/pom modified)')"
+machine_busy_pct() {  # busy % of all cores over $1 seconds
+    local a b; a=$(head -1 /proc/stat); sleep "$1"; b=$(head -1 /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x); split(b, y); for (i = 2; i <= 9; i++) { t += y[i] - x[i]; if (i == 5 || i == 6) idle += y[i] - x[i] }
+        printf "%d", (t > 0 ? 100 * (t - idle) / t : 0) }'
+}
+if (( ${BENCH_WAIT_QUIET:-0} > 0 )); then
+    waited=0
+    until (( $(machine_busy_pct 5) < 30 )) || (( waited >= BENCH_WAIT_QUIET )); do waited=$((waited + 5)); done
+    echo "waited ${waited}s for a quiet machine (now $(machine_busy_pct 2)% busy)"
+fi
 LOAD_BEFORE=$(uptime)
 echo "load before: $LOAD_BEFORE"
 
@@ -79,6 +94,10 @@ if [[ ! -f "$JAR" || "${BENCH_REBUILD:-0}" == 1 ]]; then
     (cd "$ROOT" && ./mvnw -B -q package -DskipTests)
 fi
 [[ -f "$JAR" ]] || die "$JAR missing after the build"
+# run a private copy: target/ is shared, and a concurrent `mvn package` must not swap jars under the running JVM
+APP=$RESULTS/quarkus-app
+cp -a "$ROOT/target/quarkus-app" "$APP"
+echo "app: copy of target/quarkus-app built $(date -u -r "$JAR" +%Y-%m-%dT%H:%M:%SZ) (deleted at exit)"
 
 # ---------------------------------------------------------------- database
 log "database $DB on $PGHOST:$PGPORT (dropped and recreated)"
@@ -104,7 +123,7 @@ log "starting the service on $URL (log: ${RESULTS#"$ROOT"/}/service.log)"
         QUARKUS_HTTP_PORT="$PORT" SMALLRYE_JWT_VERIFY_KEY_LOCATION="$BENCH_DIR/bench-hs256.jwk" \
         SMALLRYE_JWT_VERIFY_ALGORITHM=HS256 MP_JWT_VERIFY_ISSUER="$ISSUER"
     # shellcheck disable=SC2086
-    exec java ${BENCH_JAVA_OPTS:-} -jar target/quarkus-app/quarkus-run.jar
+    exec java ${BENCH_JAVA_OPTS} -jar "$APP/quarkus-run.jar"
 ) > "$RESULTS/service.log" 2>&1 &
 SVC_PID=$!
 started=$(date +%s.%N)
@@ -142,9 +161,12 @@ top_later() {  # file, delay: a top frame from the middle of a run (second frame
 }
 cpu_account() {  # label conns seconds before after client_cpu requests
     local d; d=$(python3 "$BENCH_DIR/cpu-snapshot.py" diff "$4" "$5" "$3" "$6" "$7")
-    read -r sc pc cc busy sms pms <<<"$d"
-    CPU_ROWS+=("| $1 | $2 | $sc | $pc | $cc | $busy | $sms | $pms |")
+    read -r sc pc cc oc busy sms pms <<<"$d"
+    LAST_OTHER=$oc
+    CPU_ROWS+=("| $1 | $2 | $sc | $pc | $cc | $oc | $busy | $sms | $pms |")
 }
+OTHER_LIMIT=${BENCH_OTHER_LIMIT:-0.25}
+disturbed() { awk -v o="$1" -v l="$OTHER_LIMIT" 'BEGIN { if (o > l) printf "*" }'; }  # foreign CPU above the limit
 snap() { python3 "$BENCH_DIR/cpu-snapshot.py" snap "${SVC_PID:-0}" "$POSTMASTER_PID"; }
 
 run_wrk() {  # what(a|b|warmup|topup) script conns seconds
@@ -153,11 +175,20 @@ run_wrk() {  # what(a|b|warmup|topup) script conns seconds
     out=$RESULTS/wrk-$what-c$conns.txt
     [[ "$what" == a || "$what" == b ]] && psql -d "$DB" -qc CHECKPOINT
     [[ "$what" == a || "$what" == b ]] && [[ "$conns" -ge 8 ]] && top_later "$RESULTS/top-$what-c$conns.txt" $((secs / 2))
+    local jfr=""
+    if [[ "${BENCH_JFR:-0}" == 1 && "$what" == a && "$conns" == 8 ]] && command -v jcmd >/dev/null; then
+        jfr=$RESULTS/service-a-c$conns.jfr
+        jcmd "$SVC_PID" JFR.start name=bench settings=profile filename="$jfr" >/dev/null
+    fi
     before=$(snap)
     /usr/bin/time -f '%U %S' -o "$RESULTS/.client-cpu" \
         wrk -t "$threads" -c "$conns" -d "${secs}s" --timeout 10s --latency -s "$BENCH_DIR/wrk/$script" "$URL/api/orders" > "$out" 2>&1 \
         || { cat "$out"; die "wrk failed"; }
     after=$(snap)
+    if [[ -n "$jfr" ]]; then
+        jcmd "$SVC_PID" JFR.stop name=bench >/dev/null
+        python3 "$BENCH_DIR/jfr-top.py" "$jfr" 25 > "$RESULTS/jfr-a-c$conns.txt" 2>&1 || true
+    fi
     [[ -n "$TOP_PID" ]] && { wait "$TOP_PID" 2>/dev/null || true; TOP_PID=""; }
     kill -0 "$SVC_PID" 2>/dev/null || { tail -50 "$RESULTS/service.log"; die "the service died during $what c=$conns"; }
     line=$(grep '^BENCH_RESULT' "$out" || true)
@@ -171,6 +202,7 @@ run_wrk() {  # what(a|b|warmup|topup) script conns seconds
         "${R[$what,$conns,requests]}" "${R[$what,$conns,non2xx]}" "${R[$what,$conns,unexpected]}" "${R[$what,$conns,sockerr]}"
     grep '^BENCH_UNEXPECTED' "$out" | head -3 || true
     cpu_account "$what" "$conns" "$secs" "$before" "$after" "$(awk '{print $1 + $2}' "$RESULTS/.client-cpu")" "${R[$what,$conns,requests]}"
+    R[$what,$conns,mark]=$(disturbed "$LAST_OTHER")
 }
 
 # ---------------------------------------------------------------- (a) new keys
@@ -200,19 +232,25 @@ echo "orders before/after the replay runs: $orders_before_b / $orders_after_b (m
 orders=$(sql "SELECT count(*) FROM orders")
 log "RSS: $orders orders so far, topping up to $TARGET_ORDERS"
 rate=${R[a,8,rps]:-100}
-for n in 1 2 3 4 5; do
+for n in $(seq 40); do   # chunks of at most 120 s, each sized by the rate of the chunk before
     ((orders >= TARGET_ORDERS)) && break
-    secs=$(calc '%d' "($TARGET_ORDERS - $orders) / ($rate > 1 ? $rate : 1) * 1.15 + 3")
-    ((secs > 900)) && secs=900; ((secs < 5)) && secs=5
+    secs=$(calc '%d' "($TARGET_ORDERS - $orders) / ($rate > 1 ? $rate : 1) * 1.05 + 2")
+    ((secs > 120)) && secs=120; ((secs < 5)) && secs=5
     run_wrk topup$n new-orders.lua 8 "$secs"
+    rate=${R[topup$n,8,rps]}
     orders=$(sql "SELECT count(*) FROM orders")
 done
 RSS_MB=$(awk '/VmRSS/{printf "%d", $2/1024}' "/proc/$SVC_PID/status")
 HWM_MB=$(awk '/VmHWM/{printf "%d", $2/1024}' "/proc/$SVC_PID/status")
-MAXHEAP_MB=$(java ${BENCH_JAVA_OPTS:-} -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 == "MaxHeapSize" {printf "%d", $4/1048576}')
-if command -v jcmd >/dev/null; then jcmd "$SVC_PID" GC.heap_info > "$RESULTS/heap-info.txt" 2>&1 || true; fi
-echo "orders: $orders; service VmRSS $RSS_MB MB (peak VmHWM $HWM_MB MB); JVM max heap $MAXHEAP_MB MB (BENCH_JAVA_OPTS='${BENCH_JAVA_OPTS:-}')"
-[[ -s "$RESULTS/heap-info.txt" ]] && sed -n '1,3p' "$RESULTS/heap-info.txt"
+MAXHEAP_MB=$(java ${BENCH_JAVA_OPTS} -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 == "MaxHeapSize" {printf "%d", $4/1048576}')
+LIVE_HEAP="n/a"
+if command -v jcmd >/dev/null; then
+    # heap as the JVM holds it, then what is still live after a full GC (a leak would show here)
+    { jcmd "$SVC_PID" GC.heap_info; jcmd "$SVC_PID" GC.run; echo "after GC.run:"; jcmd "$SVC_PID" GC.heap_info; } > "$RESULTS/heap-info.txt" 2>&1 || true
+    LIVE_HEAP=$(awk '/after GC.run/{f=1} f && /garbage-first heap|total .*used/{for(i=1;i<=NF;i++) if($i=="used"){v=$(i+1); sub(/K.*/,"",v); printf "%d MB", v/1024; exit}}' "$RESULTS/heap-info.txt")
+fi
+COMMITTED_HEAP=$(awk '/total .*used/{for(i=1;i<=NF;i++) if($i=="total"){v=$(i+1); sub(/K.*/,"",v); printf "%d MB", v/1024; exit}}' "$RESULTS/heap-info.txt" 2>/dev/null || echo n/a)
+echo "orders: $orders; service VmRSS $RSS_MB MB (peak VmHWM $HWM_MB MB); JVM heap committed $COMMITTED_HEAP of max $MAXHEAP_MB MB, live after full GC $LIVE_HEAP (BENCH_JAVA_OPTS='${BENCH_JAVA_OPTS}')"
 if grep -qE ' (ERROR|WARN) ' "$RESULTS/service.log"; then
     echo "service log ERROR/WARN lines (first 10):"; grep -E ' (ERROR|WARN) ' "$RESULTS/service.log" | head -10
 fi
@@ -220,35 +258,43 @@ log "stopping the service"
 stop_service
 
 # ---------------------------------------------------------------- (c) database ceiling
-log "(c) pgbench: warm-up 5s at 8 clients, then ${PG_DURATION}s at each of: $CONNS (service stopped)"
-"$PGBENCH" -n -f "$BENCH_DIR/pgbench/create-order.sql" -c 8 -j 2 -T 5 -M prepared "$DB" > "$RESULTS/pgbench-warmup.txt" 2>&1 \
-    || { cat "$RESULTS/pgbench-warmup.txt"; die "pgbench failed"; }
-for c in $CONNS; do
-    j=$(min "$c" 2); out=$RESULTS/pgbench-c$c.txt
+run_pgbench() {  # what(c|cr = the replay SQL, shown as c') sql-file clients seconds extra-args...
+    local what=$1 file=$2 c=$3 secs=$4 j out before after p50 p99; shift 4
+    j=$(min "$c" 2); out=$RESULTS/pgbench-$what-c$c.txt
     psql -d "$DB" -qc CHECKPOINT
-    [[ "$c" -ge 8 ]] && top_later "$RESULTS/top-c-c$c.txt" $((PG_DURATION / 2))
-    rm -f "$RESULTS"/pgbench-log-c"$c".*
+    [[ "$c" -ge 8 ]] && top_later "$RESULTS/top-$what-c$c.txt" $((secs / 2))
+    rm -f "$RESULTS"/pgbench-log-"$what"-c"$c".*
     before=$(snap)
     /usr/bin/time -f '%U %S' -o "$RESULTS/.client-cpu" \
-        "$PGBENCH" -n -f "$BENCH_DIR/pgbench/create-order.sql" -c "$c" -j "$j" -T "$PG_DURATION" -M prepared \
-        -l --log-prefix="$RESULTS/pgbench-log-c$c" "$DB" > "$out" 2>&1 || { cat "$out"; die "pgbench failed"; }
+        "$PGBENCH" -n -f "$file" "$@" -c "$c" -j "$j" -T "$secs" -M prepared \
+        -l --log-prefix="$RESULTS/pgbench-log-$what-c$c" "$DB" > "$out" 2>&1 || { cat "$out"; die "pgbench failed"; }
     sleep 0.5
     after=$(snap)
     [[ -n "$TOP_PID" ]] && { wait "$TOP_PID" 2>/dev/null || true; TOP_PID=""; }
-    R[c,$c,tps]=$(sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p' "$out")
-    R[c,$c,avg]=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$out")
-    R[c,$c,tx]=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out")
-    R[c,$c,failed]=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
-    read -r p50 p99 < <(cat "$RESULTS"/pgbench-log-c"$c".* | python3 -c '
+    R[$what,$c,tps]=$(sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p' "$out")
+    R[$what,$c,avg]=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$out")
+    R[$what,$c,tx]=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out")
+    R[$what,$c,failed]=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
+    read -r p50 p99 < <(cat "$RESULTS"/pgbench-log-"$what"-c"$c".* | python3 -c '
 import sys
 v = sorted(int(l.split()[2]) for l in sys.stdin if len(l.split()) > 2 and l.split()[2].isdigit())
 pick = lambda q: v[min(len(v) - 1, int(q * len(v)))] / 1000 if v else float("nan")
 print("%.2f %.2f" % (pick(0.50), pick(0.99)))')
-    rm -f "$RESULTS"/pgbench-log-c"$c".*
-    R[c,$c,p50]=$p50; R[c,$c,p99]=$p99
-    printf 'c       c=%-3s j=%s %3ss: %8.1f tps    p50 %7s ms  p99 %8s ms  avg %s ms  transactions %s  failed %s\n' \
-        "$c" "$j" "$PG_DURATION" "${R[c,$c,tps]}" "$p50" "$p99" "${R[c,$c,avg]}" "${R[c,$c,tx]}" "${R[c,$c,failed]:-?}"
-    cpu_account c "$c" "$PG_DURATION" "$before" "$after" "$(awk '{print $1 + $2}' "$RESULTS/.client-cpu")" "${R[c,$c,tx]}"
+    rm -f "$RESULTS"/pgbench-log-"$what"-c"$c".*
+    R[$what,$c,p50]=$p50; R[$what,$c,p99]=$p99
+    local shown=$what; [[ "$what" == cr ]] && shown="c'"
+    printf '%-7s c=%-3s j=%s %3ss: %8.1f tps    p50 %7s ms  p99 %8s ms  avg %s ms  transactions %s  failed %s\n' \
+        "$shown" "$c" "$j" "$secs" "${R[$what,$c,tps]}" "$p50" "$p99" "${R[$what,$c,avg]}" "${R[$what,$c,tx]}" "${R[$what,$c,failed]:-?}"
+    cpu_account "$shown" "$c" "$secs" "$before" "$after" "$(awk '{print $1 + $2}' "$RESULTS/.client-cpu")" "${R[$what,$c,tx]}"
+    R[$what,$c,mark]=$(disturbed "$LAST_OTHER")
+}
+log "(c) pgbench, order-creation SQL: warm-up 5s at 8 clients, then ${PG_DURATION}s at each of: $CONNS (service stopped)"
+"$PGBENCH" -n -f "$BENCH_DIR/pgbench/create-order.sql" -c 8 -j 2 -T 5 -M prepared "$DB" > "$RESULTS/pgbench-warmup.txt" 2>&1 \
+    || { cat "$RESULTS/pgbench-warmup.txt"; die "pgbench failed"; }
+for c in $CONNS; do run_pgbench c "$BENCH_DIR/pgbench/create-order.sql" "$c" "$PG_DURATION"; done
+log "(c') pgbench, replay SQL on the $REPLAY_KEYS keys of (b): ${PG_DURATION}s at each of: $CONNS"
+for c in $CONNS; do
+    run_pgbench cr "$BENCH_DIR/pgbench/replay.sql" "$c" "$PG_DURATION" -D tag="$RUN_TAG" -D keys="$REPLAY_KEYS"
 done
 LOAD_AFTER=$(uptime)
 
@@ -260,24 +306,30 @@ LOAD_AFTER=$(uptime)
     echo "| clients | (a) req/s | (a) p50 ms | (a) p99 ms | (b) req/s | (b) p50 ms | (b) p99 ms | (c) tps | (a)/(c) | (b)/(a) |"
     echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     for c in $CONNS; do
-        printf '| %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s |\n' "$c" \
-            "${R[a,$c,rps]}" "${R[a,$c,p50]}" "${R[a,$c,p99]}" "${R[b,$c,rps]}" "${R[b,$c,p50]}" "${R[b,$c,p99]}" "${R[c,$c,tps]}" \
+        printf '| %s | %s | %s | %s | %s | %s | %s | %.1f%s | %s | %s |\n' "$c" \
+            "${R[a,$c,rps]}${R[a,$c,mark]}" "${R[a,$c,p50]}" "${R[a,$c,p99]}" "${R[b,$c,rps]}${R[b,$c,mark]}" "${R[b,$c,p50]}" "${R[b,$c,p99]}" "${R[c,$c,tps]}" "${R[c,$c,mark]}" \
             "$(calc '%.2f' "${R[a,$c,rps]} / ${R[c,$c,tps]}")" "$(calc '%.2f' "${R[b,$c,rps]} / ${R[a,$c,rps]}")"
     done
     echo
-    echo "| clients | (a) non-2xx / unexpected / socket errors | (b) non-2xx / not-replayed / socket errors | (c) p50 ms | (c) p99 ms | (c) failed tx |"
-    echo "|--:|--|--|--:|--:|--:|"
+    echo "\\* = measured while other work used more than $OTHER_LIMIT cores (see 'other cores' below): not comparable; rerun on a quiet machine."
+    echo
+    echo "| clients | (a) non-2xx / unexpected / socket errors | (b) non-2xx / not-replayed / socket errors | (c) p50 ms | (c) p99 ms | (c) failed tx | (c') replay-SQL tps | (c') p50 / p99 ms | (b)/(c') |"
+    echo "|--:|--|--|--:|--:|--:|--:|--|--:|"
     for c in $CONNS; do
-        echo "| $c | ${R[a,$c,non2xx]} / ${R[a,$c,unexpected]} / ${R[a,$c,sockerr]} | ${R[b,$c,non2xx]} / ${R[b,$c,unexpected]} / ${R[b,$c,sockerr]} | ${R[c,$c,p50]} | ${R[c,$c,p99]} | ${R[c,$c,failed]:-?} |"
+        printf '| %s | %s | %s | %s | %s | %s | %.1f%s | %s / %s | %s |\n' "$c" \
+            "${R[a,$c,non2xx]} / ${R[a,$c,unexpected]} / ${R[a,$c,sockerr]}" "${R[b,$c,non2xx]} / ${R[b,$c,unexpected]} / ${R[b,$c,sockerr]}" \
+            "${R[c,$c,p50]}" "${R[c,$c,p99]}" "${R[c,$c,failed]:-?}" "${R[cr,$c,tps]}" "${R[cr,$c,mark]}" "${R[cr,$c,p50]}" "${R[cr,$c,p99]}" \
+            "$(calc '%.2f' "${R[b,$c,rps]} / ${R[cr,$c,tps]}")"
     done
     echo
-    echo "CPU during each run (cores = CPU-seconds per second; 'client' is wrk or pgbench; ms/req = CPU per request):"
+    echo "CPU during each run (cores = CPU-seconds per second of the $(nproc) cores; 'client' = wrk or pgbench; 'other' = everything"
+    echo "else busy on the machine: other processes, interrupts (loopback TCP); ms/req = CPU per request or transaction):"
     echo
-    echo "| run | clients | service cores | postgres cores | client cores | machine busy % | service ms/req | postgres ms/req |"
-    echo "|--|--:|--:|--:|--:|--:|--:|--:|"
+    echo "| run | clients | service cores | postgres cores | client cores | other cores | machine busy % | service ms/req | postgres ms/req |"
+    echo "|--|--:|--:|--:|--:|--:|--:|--:|--:|"
     printf '%s\n' "${CPU_ROWS[@]}"
     echo
-    echo "RSS after $orders orders: VmRSS $RSS_MB MB (peak VmHWM $HWM_MB MB), JVM max heap $MAXHEAP_MB MB, java opts '${BENCH_JAVA_OPTS:-}'"
+    echo "RSS after $orders orders: VmRSS $RSS_MB MB (peak VmHWM $HWM_MB MB); JVM heap committed $COMMITTED_HEAP of max $MAXHEAP_MB MB, live after a full GC $LIVE_HEAP; java opts '${BENCH_JAVA_OPTS}'"
     echo
     echo "Targets:"
     a8=${R[a,8,rps]:-0}; c8=${R[c,8,tps]:-1}
