@@ -1,0 +1,95 @@
+package dev.onceguard.maintenance;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.Fingerprint;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static dev.onceguard.Database.count;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Scenario 11 at the level of the database: expired leases at each recovery point, on one or two replicas. */
+@QuarkusTest
+class LeaseRecoveryTest {
+
+    private static final String ORDER = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
+
+    @Inject
+    AgroalDataSource db;
+
+    @Inject
+    LeaseRecovery recovery;
+
+    @Test
+    void anOperationThatNeverReachedAnExternalCallIsReleasedAndItsKeyWorksAgain() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        Seeds.processingRecord(db, user, "create-order", key, LeaseRecovery.STARTED, null, true);
+
+        Map<String, Long> run = recovery.run();
+        Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .contentType("application/json").body(ORDER).post("/api/orders");
+
+        assertThat(run.get("released")).isGreaterThanOrEqualTo(1);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isNull();
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND status = 'PROCESSING'", user))
+                .isZero();
+    }
+
+    @Test
+    void aLiveLeaseIsLeftAloneAndItsRetryIsToldToWait() throws Exception {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        String fingerprint = Fingerprint.of(Map.of(), new ObjectMapper().readTree(ORDER));
+        Seeds.processingRecord(db, user, "create-order", key, fingerprint, LeaseRecovery.STARTED, null, false);
+
+        recovery.run();
+        Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .contentType("application/json").body(ORDER).post("/api/orders");
+
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND status = 'PROCESSING'", user))
+                .isEqualTo(1);
+        assertThat(retry.statusCode()).isEqualTo(409);
+        assertThat(retry.<String>path("code")).isEqualTo("OPERATION_IN_PROGRESS");
+        assertThat(Integer.parseInt(retry.header("Retry-After"))).isBetween(1, 60);
+    }
+
+    @Test
+    void twoReplicasRecoveringAtOnceReleaseEachRecordOnce() throws Exception {
+        recovery.run();
+        String user = TestTokens.newUser();
+        int records = 60;
+        for (int i = 0; i < records; i++) {
+            Seeds.processingRecord(db, user, "create-order", "crashed-" + i, LeaseRecovery.STARTED, null, true);
+        }
+        CyclicBarrier barrier = new CyclicBarrier(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Future<Long>> replicas = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            replicas.add(pool.submit(() -> {
+                barrier.await();
+                return recovery.run().get("released");
+            }));
+        }
+        long released = replicas.get(0).get() + replicas.get(1).get();
+        pool.shutdown();
+
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ?", user)).isZero();
+        assertThat(released).as("each record released by exactly one replica").isEqualTo(records);
+    }
+}
