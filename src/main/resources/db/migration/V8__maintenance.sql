@@ -12,3 +12,6 @@ CREATE TABLE job_runs (
 CREATE INDEX job_runs_by_job ON job_runs (job, started_at DESC);
 CREATE INDEX job_runs_by_time ON job_runs (started_at);
 
+
+-- Retention walks finished inbox events by the time they were processed.
+CREATE INDEX webhook_inbox_finished ON webhook_inbox (processed_at) WHERE status IN ('PROCESSED', 'IGNORED');

@@ -18,7 +18,7 @@ import java.util.Map;
  * Deletes what has outlived its retention, in batches of one short transaction each and within a time budget per
  * run. Every batch picks its rows with {@code FOR UPDATE SKIP LOCKED}, so replicas running at the same moment
  * share the work instead of waiting on each other. Unfinished work is never selected: PROCESSING records, records
- * whose payment is not final, undelivered or dead outbox events, unprocessed inbox events.
+ * whose payment is not final, undelivered or dead outbox events, inbox events whose processing failed.
  */
 @ApplicationScoped
 public class RetentionCleanup {
@@ -51,6 +51,10 @@ public class RetentionCleanup {
                         DELETE FROM idempotency_conflicts WHERE id IN (
                             SELECT id FROM idempotency_conflicts WHERE created_at < :cutoff
                              ORDER BY created_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
+                new Sweep("webhook_inbox", config.inbox(), """
+                        DELETE FROM webhook_inbox WHERE id IN (
+                            SELECT id FROM webhook_inbox WHERE status IN ('PROCESSED', 'IGNORED') AND processed_at < :cutoff
+                             ORDER BY processed_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
                 new Sweep("outbox_events", config.outbox(), """
                         DELETE FROM outbox_events WHERE id IN (
                             SELECT id FROM outbox_events WHERE status = 'DONE' AND processed_at < :cutoff

@@ -70,8 +70,18 @@ class RetentionCleanupTest {
                 + "created_at) VALUES ('T', ?, 'pending', '{}', 'PENDING', now(), now() - interval '30 days'), "
                 + "('T', ?, 'dead', '{}', 'DEAD', now(), now() - interval '30 days')", tag, tag);
 
+        String provider = "p-" + UUID.randomUUID();
+        execute(db, "INSERT INTO webhook_inbox (provider, event_id, event_type, payload, status, received_at, "
+                + "last_delivered_at, processed_at) VALUES (?, 'old', 't', '{}', 'PROCESSED', now() - interval '31 days', "
+                + "now() - interval '31 days', now() - interval '31 days'), (?, 'failed', 't', '{}', 'FAILED', "
+                + "now() - interval '31 days', now() - interval '31 days', NULL), (?, 'recent', 't', '{}', 'IGNORED', "
+                + "now(), now(), now())", provider, provider, provider);
+
         runUntilNothingLeft();
 
+        assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = ? AND event_id IN ('failed', 'recent')",
+                provider)).isEqualTo(2);
+        assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = ?", provider)).isEqualTo(2);
         assertThat(recordsOf(user)).as("the PROCESSING record and the record of a PENDING payment stay").isEqualTo(2);
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND status = 'PROCESSING'", user))
                 .isEqualTo(1);
