@@ -1,5 +1,6 @@
 package dev.onceguard.outbox;
 
+import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.arc.All;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -48,11 +49,13 @@ public class OutboxRelay {
     private final OutboxConfig config;
     private final OutboxMetrics metrics;
     private final Event<EventDelivered> delivered;
+    private final Jobs jobs;
     private final Map<String, List<OutboxHandler>> handlersByType = new HashMap<>();
 
     OutboxRelay(OutboxRows rows, OutboxConfig config, OutboxMetrics metrics, Event<EventDelivered> delivered,
-                @All List<OutboxHandler> handlers) {
+                @All List<OutboxHandler> handlers, Jobs jobs) {
         this.rows = rows;
+        this.jobs = jobs;
         this.config = config;
         this.metrics = metrics;
         this.delivered = delivered;
@@ -61,13 +64,14 @@ public class OutboxRelay {
                         handlersByType.computeIfAbsent(type, t -> new ArrayList<>()).add(handler)));
     }
 
-    @Scheduled(identity = "outbox-relay", every = "${onceguard.jobs.outbox-relay.every}",
+    @Scheduled(identity = Jobs.OUTBOX_RELAY, every = "${onceguard.jobs.outbox-relay.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        Result result = runOnce();
-        if (result.claimed() > 0) {
-            LOG.infof("outbox relay: %s", result);
-        }
+        jobs.run(Jobs.OUTBOX_RELAY, false, () -> {
+            Result result = runOnce();
+            return Map.of("claimed", (long) result.claimed(), "done", (long) result.done(),
+                    "retried", (long) result.retried(), "dead", (long) result.dead());
+        });
     }
 
     /** Claims one batch of due events and delivers each; safe to call concurrently, from any replica. */
