@@ -8,7 +8,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,7 +15,6 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
@@ -25,8 +23,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 @QuarkusTest
 class RetentionCleanupTest {
-
-    private static final String ORDER = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
 
     @Inject
     AgroalDataSource db;
@@ -94,12 +90,12 @@ class RetentionCleanupTest {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
         String first = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
-                .contentType("application/json").body(ORDER).post("/api/orders").path("orderId");
+                .contentType("application/json").body(CleanupUnderLoad.ORDER).post("/api/orders").path("orderId");
         execute(db, "UPDATE idempotency_records SET expires_at = now() - interval '1 second' WHERE user_id = ?", user);
 
         runUntilNothingLeft();
         Response again = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
-                .contentType("application/json").body(ORDER).post("/api/orders");
+                .contentType("application/json").body(CleanupUnderLoad.ORDER).post("/api/orders");
 
         assertThat(again.statusCode()).isEqualTo(201);
         assertThat(again.header("Idempotent-Replayed")).isNull();
@@ -133,57 +129,22 @@ class RetentionCleanupTest {
     }
 
     /**
-     * Cleanup of 200,000 expired records runs in bounded batches while orders keep being created; prints the p99 of
-     * order creation without and during the cleanup (the numbers are reported, not asserted: they depend on the machine).
+     * Cleanup of 200,000 expired records runs in bounded batches while orders keep being created; prints the
+     * latency of order creation without and during the cleanup (reported, not asserted: it depends on the machine).
      */
     @Test
     void cleanupOf200kRecordsLetsOrdersThrough() throws Exception {
         String user = TestTokens.newUser();
         Seeds.expiredRecords(db, user, 200_000);
         String buyer = TestTokens.newUser();
-        String token = TestTokens.bearer(buyer);
 
-        List<Long> quiet = createOrders(token, 200, new AtomicBoolean(true));
-        AtomicBoolean cleaning = new AtomicBoolean(true);
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        Future<List<Long>> during = pool.submit(() -> createOrders(token, Integer.MAX_VALUE, cleaning));
-        long started = System.nanoTime();
-        long statements = 0;
-        long deleted = 0;
-        Map<String, Long> run;
-        do {
-            run = cleanup.run();
-            deleted += run.get("idempotency_records");
-            statements++;
-        } while (run.get("idempotency_records") > 0);
-        double seconds = (System.nanoTime() - started) / 1e9;
-        cleaning.set(false);
-        List<Long> busy = during.get();
-        pool.shutdown();
+        CleanupUnderLoad.Result result = CleanupUnderLoad.measure(cleanup, buyer, 200);
 
-        System.out.printf("retention cleanup: %d records in %.1f s (%.0f rows/s, %d runs); order creation p99 %.1f ms "
-                        + "quiet (n=%d) vs %.1f ms during cleanup (n=%d)%n", deleted, seconds, deleted / seconds, statements,
-                p99(quiet) / 1e6, quiet.size(), p99(busy) / 1e6, busy.size());
+        System.out.println(result.summary());
         assertThat(recordsOf(user)).isZero();
-        assertThat(deleted).isGreaterThanOrEqualTo(200_000);
-        assertThat(busy).isNotEmpty();
-        assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ?", buyer)).isEqualTo(quiet.size() + busy.size());
-    }
-
-    private static List<Long> createOrders(String token, int atMost, AtomicBoolean keepGoing) {
-        List<Long> latencies = new ArrayList<>();
-        while (keepGoing.get() && latencies.size() < atMost) {
-            long start = System.nanoTime();
-            given().header("Authorization", token).header("Idempotency-Key", UUID.randomUUID().toString())
-                    .contentType("application/json").body(ORDER).post("/api/orders").then().statusCode(201);
-            latencies.add(System.nanoTime() - start);
-        }
-        return latencies;
-    }
-
-    private static long p99(List<Long> latencies) {
-        List<Long> sorted = new ArrayList<>(latencies);
-        Collections.sort(sorted);
-        return sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
+        assertThat(result.deleted()).isGreaterThanOrEqualTo(200_000);
+        assertThat(result.busyNanos()).isNotEmpty();
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ?", buyer))
+                .isEqualTo(result.quietNanos().size() + result.busyNanos().size());
     }
 }
