@@ -13,8 +13,15 @@ public interface SandboxConfig {
     @WithDefault("false")
     boolean enabled();
 
+    /** Where the service calls the sandbox (the sandbox adapter's base URL). */
+    URI baseUrl();
+
     /** Where the sandbox delivers its events. */
     URI webhookUrl();
+
+    /** Schedule of the webhook delivery worker (read by its {@code @Scheduled} expression). */
+    @WithDefault("1s")
+    Duration deliveryEvery();
 
     /** How long after a {@code tok_pending} payment its {@code payment.succeeded} is due. */
     @WithDefault("3s")

@@ -49,7 +49,7 @@ public class SandboxDeliveryWorker {
         this.config = config;
     }
 
-    @Scheduled(identity = "sandbox-webhook-delivery", every = "${onceguard.sandbox.delivery-every:1s}",
+    @Scheduled(identity = "sandbox-webhook-delivery", every = "${onceguard.sandbox.delivery-every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
         if (!config.enabled()) {

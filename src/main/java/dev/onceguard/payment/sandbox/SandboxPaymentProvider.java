@@ -10,16 +10,15 @@ import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.sandbox.SandboxConfig;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.net.URI;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -37,18 +36,15 @@ public class SandboxPaymentProvider implements PaymentProvider {
 
     public static final String NAME = "sandbox";
 
-    private final boolean enabled;
-    private final URI baseUrl;
+    private final SandboxConfig sandbox;
     private final PaymentsConfig payments;
     private final SandboxWebhookSecret secret;
     private final ObjectMapper json;
     private volatile SandboxApi api;
 
-    public SandboxPaymentProvider(@ConfigProperty(name = "onceguard.sandbox.enabled", defaultValue = "false") boolean enabled,
-                                  @ConfigProperty(name = "onceguard.sandbox.base-url") URI baseUrl,
-                                  PaymentsConfig payments, SandboxWebhookSecret secret, ObjectMapper json) {
-        this.enabled = enabled;
-        this.baseUrl = baseUrl;
+    public SandboxPaymentProvider(SandboxConfig sandbox, PaymentsConfig payments, SandboxWebhookSecret secret,
+                                  ObjectMapper json) {
+        this.sandbox = sandbox;
         this.payments = payments;
         this.secret = secret;
         this.json = json;
@@ -61,7 +57,7 @@ public class SandboxPaymentProvider implements PaymentProvider {
 
     @Override
     public boolean enabled() {
-        return enabled;
+        return sandbox.enabled();
     }
 
     @Override
@@ -159,7 +155,7 @@ public class SandboxPaymentProvider implements PaymentProvider {
                 if (api == null) {
                     long timeout = payments.providerTimeout().toMillis();
                     api = QuarkusRestClientBuilder.newBuilder()
-                            .baseUri(baseUrl)
+                            .baseUri(sandbox.baseUrl())
                             .connectTimeout(timeout, TimeUnit.MILLISECONDS)
                             .readTimeout(timeout, TimeUnit.MILLISECONDS)
                             .build(SandboxApi.class);
