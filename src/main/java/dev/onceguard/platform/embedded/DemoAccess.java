@@ -1,0 +1,92 @@
+package dev.onceguard.platform.embedded;
+
+import io.smallrye.jwt.build.Jwt;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+
+/**
+ * The way into a service in embedded mode, kept in its data folder: an HS256 signing key (a JWK {@code oct} file)
+ * that the API verifies bearer tokens with, so that a demo user's token can be printed, and a generated console
+ * admin password. Both are generated on first start, readable by the owner only, and kept across restarts.
+ */
+final class DemoAccess {
+
+    static final String ISSUER = "onceguard-demo";
+    static final String USER = "demo-user";
+    static final String ADMIN = "admin";
+    static final Duration TOKEN_LIFESPAN = Duration.ofDays(30);
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Path signingKey;
+    private final Path adminLogin;
+
+    private DemoAccess(Path folder) {
+        this.signingKey = folder.resolve("demo-signing-key.jwk");
+        this.adminLogin = folder.resolve("console-admin.properties");
+    }
+
+    static DemoAccess in(Path folder) {
+        return new DemoAccess(folder);
+    }
+
+    /** Generates whatever is missing; never replaces a key or password that exists. */
+    static DemoAccess prepare(Path folder) {
+        DemoAccess access = new DemoAccess(folder);
+        if (!Files.exists(access.signingKey)) {
+            writeOwnerOnly(access.signingKey, "{\"kty\":\"oct\",\"kid\":\"" + ISSUER + "\",\"alg\":\"HS256\",\"k\":\""
+                    + randomBase64Url(32) + "\"}\n");
+        }
+        if (!Files.exists(access.adminLogin)) {
+            writeOwnerOnly(access.adminLogin, """
+                    # Console login of embedded mode, generated on first start. Delete this file for a new password.
+                    username=%s
+                    password=%s
+                    """.formatted(ADMIN, randomBase64Url(18)));
+        }
+        return access;
+    }
+
+    Path adminLogin() {
+        return adminLogin;
+    }
+
+    /** How the API verifies bearer tokens in embedded mode: with the demo key only. */
+    Map<String, String> verificationSettings() {
+        return Map.of(
+                "smallrye.jwt.verify.key.location", signingKey.toString(),
+                "smallrye.jwt.verify.algorithm", "HS256",
+                "mp.jwt.verify.issuer", ISSUER);
+    }
+
+    String userToken() {
+        return Jwt.issuer(ISSUER).subject(USER).expiresIn(TOKEN_LIFESPAN).sign(signingKey.toString());
+    }
+
+    private static String randomBase64Url(int bytes) {
+        byte[] random = new byte[bytes];
+        RANDOM.nextBytes(random);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    }
+
+    // Written whole under another name and then renamed, so that a crash never leaves a truncated key behind.
+    private static void writeOwnerOnly(Path target, String content) {
+        try {
+            Path partial = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".partial",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(partial, content);
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

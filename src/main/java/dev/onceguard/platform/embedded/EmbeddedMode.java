@@ -1,0 +1,125 @@
+package dev.onceguard.platform.embedded;
+
+import org.eclipse.microprofile.config.Config;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The self-contained trial setup, used whenever no datasource URL is configured: an embedded PostgreSQL and the
+ * demo access, all kept in one data folder that one process at a time may use.
+ */
+public final class EmbeddedMode implements AutoCloseable {
+
+    /** {@code true} when the launcher started embedded mode; set by it, never configured by hand. */
+    static final String ACTIVE = "onceguard.embedded.active";
+    static final String DATA_FOLDER = "onceguard.embedded.data-folder";
+    static final String JDBC_URL = "quarkus.datasource.jdbc.url";
+
+    private static final Logger LOG = Logger.getLogger(EmbeddedMode.class);
+
+    private final FileChannel lockFile;
+    private final EmbeddedDatabase database;
+    private final Map<String, String> settings;
+
+    private EmbeddedMode(FileChannel lockFile, EmbeddedDatabase database, Map<String, String> settings) {
+        this.lockFile = lockFile;
+        this.database = database;
+        this.settings = settings;
+    }
+
+    static boolean isWanted(Config config) {
+        return config.getOptionalValue(JDBC_URL, String.class).isEmpty();
+    }
+
+    static Path dataFolder(Config config) {
+        return config.getOptionalValue(DATA_FOLDER, Path.class).orElse(Path.of("data")).toAbsolutePath().normalize();
+    }
+
+    /** Locks the folder, starts the database in it and prepares the demo access there. */
+    public static EmbeddedMode start(Path dataFolder) {
+        FileChannel lockFile = lock(dataFolder);
+        EmbeddedDatabase database = null;
+        try {
+            LOG.infof("No datasource URL configured: starting the embedded PostgreSQL in %s", dataFolder);
+            database = EmbeddedDatabase.start(dataFolder);
+            DemoAccess access = DemoAccess.prepare(dataFolder);
+            Map<String, String> settings = new HashMap<>(access.verificationSettings());
+            settings.put(JDBC_URL, database.jdbcUrl());
+            settings.put("quarkus.datasource.username", EmbeddedDatabase.USERNAME);
+            settings.put(DATA_FOLDER, dataFolder.toString());
+            settings.put(ACTIVE, "true");
+            return new EmbeddedMode(lockFile, database, Map.copyOf(settings));
+        } catch (RuntimeException e) {
+            if (database != null) {
+                database.close();
+            }
+            closeQuietly(lockFile);
+            throw e instanceof EmbeddedModeException ? e : new EmbeddedModeException(e.getMessage(), e);
+        }
+    }
+
+    /** The configuration that points Quarkus at the embedded database and the demo key. */
+    public Map<String, String> settings() {
+        return settings;
+    }
+
+    @Override
+    public void close() {
+        try {
+            database.close();
+        } finally {
+            closeQuietly(lockFile);
+        }
+    }
+
+    // The lock goes with the process: a killed process cannot leave the folder locked.
+    private static FileChannel lock(Path dataFolder) {
+        Path lockPath = dataFolder.resolve("onceguard.lock");
+        FileChannel channel;
+        try {
+            if (!Files.isDirectory(dataFolder)) {
+                // Owner only: besides the key and the password, it holds the binaries folder, which the library
+                // makes world-writable because it was meant as a shared cache in /tmp.
+                Files.createDirectories(dataFolder,
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+            channel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new EmbeddedModeException("Cannot use the data folder " + dataFolder + ": " + e, e);
+        }
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // held by this very process
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new EmbeddedModeException("Cannot lock " + lockPath + ": " + e, e);
+        }
+        if (lock == null) {
+            closeQuietly(channel);
+            throw new EmbeddedModeException("The data folder " + dataFolder + " is in use by another onceguard "
+                    + "process (it holds " + lockPath + "). Stop that one first, or give this one a folder of its own "
+                    + "with ONCEGUARD_EMBEDDED_DATA_FOLDER, or a database with QUARKUS_DATASOURCE_JDBC_URL.");
+        }
+        return channel;
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debugf(e, "Closing %s", channel);
+        }
+    }
+}

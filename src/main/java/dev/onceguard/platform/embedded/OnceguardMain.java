@@ -1,0 +1,50 @@
+package dev.onceguard.platform.embedded;
+
+import io.quarkus.runtime.Application;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import io.quarkus.runtime.configuration.ConfigUtils;
+import io.smallrye.config.SmallRyeConfig;
+
+/**
+ * The service's entry point: with no datasource URL configured it first starts embedded mode and hands its
+ * settings to Quarkus as system properties; otherwise it only starts Quarkus. Tests and the build never run it.
+ */
+@QuarkusMain
+public final class OnceguardMain {
+
+    private OnceguardMain() {
+    }
+
+    public static void main(String... args) {
+        // The configuration Quarkus will read (system properties, environment, application.properties, profiles),
+        // read before it boots; it is not registered anywhere.
+        SmallRyeConfig config = ConfigUtils.emptyConfigBuilder().build();
+        if (EmbeddedMode.isWanted(config)) {
+            EmbeddedMode embedded;
+            try {
+                embedded = EmbeddedMode.start(EmbeddedMode.dataFolder(config));
+            } catch (EmbeddedModeException e) {
+                System.err.println("onceguard cannot start: " + e.getMessage());
+                System.exit(1);
+                return;
+            }
+            embedded.settings().forEach(System::setProperty);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAfterQuarkus(embedded), "embedded-mode-stop"));
+        }
+        Quarkus.run(args);
+    }
+
+    // On SIGTERM/SIGINT Quarkus stops from its own shutdown hook, which runs alongside this one; waiting for it lets
+    // the connection pool close before the database goes away.
+    private static void stopAfterQuarkus(EmbeddedMode embedded) {
+        try {
+            Application quarkus = Application.currentApplication();
+            if (quarkus != null) {
+                quarkus.stop();
+            }
+        } finally {
+            embedded.close();
+        }
+    }
+}
