@@ -38,7 +38,7 @@ class CheckoutJourneyTest {
         assertThat(order.<List<String>>path("fulfilment.licenses.licenseId")).hasSize(1);
         assertThat(order.<Integer>path("fulfilment.notifications")).isEqualTo(1);
         assertThat(order.<Integer>path("fulfilment.loyaltyPoints")).isPositive();
-        assertThat(given().get("/sandbox/v1/payments?orderId=" + orderId).then().extract().<List<Object>>path("$"))
+        assertThat(given().get("/sandbox/v1/payments?orderId=" + orderId).then().extract().<List<Object>>path("data"))
                 .hasSize(1);
     }
 

@@ -45,7 +45,7 @@ class PaymentFlowTest {
 
     private int sandboxChargesOf(String orderId) {
         return given().get("/sandbox/v1/payments?orderId=" + orderId).then().statusCode(200).extract()
-                .<List<Object>>path("$").size();
+                .<List<Object>>path("data").size();
     }
 
     @Test
