@@ -25,7 +25,6 @@ import java.util.Map;
 @ApplicationScoped
 public class LeaseRecovery {
 
-    public static final String STARTED = "started";
     private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);
 
     private final EntityManager em;
@@ -64,8 +63,8 @@ public class LeaseRecovery {
         for (Object[] row : expiredLeases()) {
             long recordId = ((Number) row[0]).longValue();
             String operation = (String) row[1];
-            if (STARTED.equals(row[2])) {
-                if (release(recordId)) {
+            if (IdempotencyService.STARTED.equals(row[2])) {
+                if (QuarkusTransaction.requiringNew().call(() -> idempotency.releaseIfAbandoned(recordId))) {
                     releasedNow++;
                 }
             } else if (Operation.CREATE_PAYMENT.wireName().equals(operation)) {
@@ -91,16 +90,5 @@ public class LeaseRecovery {
                 .setParameter("now", Instant.now())
                 .setParameter("batch", config.recoveryBatchSize())
                 .getResultList());
-    }
-
-    /** Deletes a record that never got past its start, if it is still expired and still there. */
-    private boolean release(long recordId) {
-        return QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                        DELETE FROM idempotency_records
-                         WHERE id = :id AND status = 'PROCESSING' AND recovery_point = :started AND lease_expires_at <= :now""")
-                .setParameter("id", recordId)
-                .setParameter("started", STARTED)
-                .setParameter("now", Instant.now())
-                .executeUpdate() == 1);
     }
 }

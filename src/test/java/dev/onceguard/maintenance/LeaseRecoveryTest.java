@@ -2,6 +2,7 @@ package dev.onceguard.maintenance;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Fingerprint;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -38,7 +39,7 @@ class LeaseRecoveryTest {
     void anOperationThatNeverReachedAnExternalCallIsReleasedAndItsKeyWorksAgain() {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
-        Seeds.processingRecord(db, user, "create-order", key, LeaseRecovery.STARTED, null, true);
+        Seeds.processingRecord(db, user, "create-order", key, IdempotencyService.STARTED, null, true);
 
         Map<String, Long> run = recovery.run();
         Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
@@ -52,11 +53,27 @@ class LeaseRecoveryTest {
     }
 
     @Test
+    void aClientRetryOnAnAbandonedStartReleasesItAndExecutes() throws Exception {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        String fingerprint = Fingerprint.of(Map.of(), new ObjectMapper().readTree(ORDER));
+        Seeds.processingRecord(db, user, "create-order", key, fingerprint, IdempotencyService.STARTED, null, true);
+
+        Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .contentType("application/json").body(ORDER).post("/api/orders");
+
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isNull();
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND status = 'COMPLETED'", user))
+                .isEqualTo(1);
+    }
+
+    @Test
     void aLiveLeaseIsLeftAloneAndItsRetryIsToldToWait() throws Exception {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
         String fingerprint = Fingerprint.of(Map.of(), new ObjectMapper().readTree(ORDER));
-        Seeds.processingRecord(db, user, "create-order", key, fingerprint, LeaseRecovery.STARTED, null, false);
+        Seeds.processingRecord(db, user, "create-order", key, fingerprint, IdempotencyService.STARTED, null, false);
 
         recovery.run();
         Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
@@ -75,7 +92,7 @@ class LeaseRecoveryTest {
         String user = TestTokens.newUser();
         int records = 60;
         for (int i = 0; i < records; i++) {
-            Seeds.processingRecord(db, user, "create-order", "crashed-" + i, LeaseRecovery.STARTED, null, true);
+            Seeds.processingRecord(db, user, "create-order", "crashed-" + i, IdempotencyService.STARTED, null, true);
         }
         CyclicBarrier barrier = new CyclicBarrier(2);
         ExecutorService pool = Executors.newFixedThreadPool(2);
