@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static dev.onceguard.Database.count;
+import static dev.onceguard.Database.execute;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -84,6 +85,34 @@ class LeaseRecoveryTest {
         assertThat(retry.statusCode()).isEqualTo(409);
         assertThat(retry.<String>path("code")).isEqualTo("OPERATION_IN_PROGRESS");
         assertThat(Integer.parseInt(retry.header("Retry-After"))).isBetween(1, 60);
+    }
+
+    @Test
+    void aPaymentThatMayHaveReachedTheProviderIsResumedWithTheSameProviderKey() {
+        String user = TestTokens.newUser();
+        String orderId = given().header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json").body(ORDER)
+                .post("/api/orders").then().statusCode(201).extract().path("orderId");
+        String paymentId = "pay_" + UUID.randomUUID();
+        execute(db, "INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider, "
+                + "provider_idempotency_key, payment_method_token, created_at, updated_at) "
+                + "VALUES (?, ?, ?, 'CREATED', 1500.00, 'RUB', 'sandbox', ?, 'tok_success', now(), now())",
+                paymentId, orderId, user, "onceguard-" + paymentId);
+        given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
+                .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
+                        + "\"metadata\":{\"orderId\":\"" + orderId + "\",\"paymentId\":\"" + paymentId + "\"}}")
+                .post("/sandbox/v1/payments").then().statusCode(201);
+        Seeds.processingRecord(db, user, "create-payment", "crashed-after-call", "payment_created", paymentId, true);
+
+        Map<String, Long> run = recovery.run();
+
+        assertThat(run.get("reconciled")).isGreaterThanOrEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM payments WHERE payment_id = ? AND status = 'SUCCEEDED'", paymentId))
+                .isEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND operation = 'create-payment' "
+                + "AND status = 'COMPLETED' AND response_status = 201", user)).isEqualTo(1);
+        assertThat(given().get("/sandbox/v1/payments?orderId=" + orderId).then().extract().<List<Object>>path("data"))
+                .as("the provider was asked again with the same key, not charged twice").hasSize(1);
     }
 
     @Test
