@@ -102,17 +102,34 @@ public class IdempotencyService {
 
     /** Runs a local operation once, in one transaction with its record; see the class comment for the phases. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
-        return counted(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
+        return counted(request, () -> replayIfFinished(request)
+                .orElseGet(() -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation))));
     }
 
     /** Runs an operation that calls out: phase (a) with the claim, then phases (b) and (c) outside it. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, PhasedOperation<T> operation) {
-        return counted(request, () -> {
+        return counted(request, () -> replayIfFinished(request).orElseGet(() -> {
             Started started = claimAndStart(request, operation);
             if (started == null) {
                 return null;
             }
             return started.answer() != null ? started.answer() : operation.resume(started.recordId(), started.checkpoint());
+        }));
+    }
+
+    /**
+     * The common retry, answered without claiming: a finished record with the same fingerprint is replayed at the
+     * cost of one read and the replay-count update. That update is committed without waiting for the disk
+     * ({@code synchronous_commit = off}): a crash may lose the last few counts, never a result.
+     */
+    private Optional<IdempotentResponse> replayIfFinished(IdempotentRequest<?> request) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            IdempotencyRecord record = findRecord(request);
+            if (record == null || !record.isFinished() || !record.fingerprint.equals(request.fingerprint())) {
+                return Optional.empty();
+            }
+            em.createNativeQuery("SET LOCAL synchronous_commit TO OFF").executeUpdate();
+            return Optional.of(answerFrom(record, request, Timestamps.now()));
         });
     }
 
