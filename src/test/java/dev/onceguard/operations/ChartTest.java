@@ -320,6 +320,18 @@ class ChartTest {
     }
 
     @Test
+    void theNotesSayWhereTheServiceIsAndWarnAboutWhatIsMissing() {
+        String bare = HelmChart.notes(Map.of());
+        String complete = HelmChart.notes(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
+                "stripe.existingSecret", "onceguard-stripe", "ingress.enabled", true));
+
+        assertThat(bare).contains("og-onceguard.shop.svc:8080/api", "/q/health/ready", "onceguard-database",
+                "no JWT verification key", "stripe.existingSecret is empty");
+        assertThat(complete).contains("http://onceguard.example.com (/api, /webhooks, /console)")
+                .doesNotContain("WARNING");
+    }
+
+    @Test
     void theChartReadmeDocumentsEveryValue() throws IOException {
         JsonNode values = new YAMLMapper().readTree(HelmChart.CHART.resolve("values.yaml").toFile());
         String readme = Files.readString(HelmChart.CHART.resolve("README.md"));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.InstallCommand;
 import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
 
@@ -43,6 +44,17 @@ final class HelmChart {
             template = template.set(set.getKey(), set.getValue());
         }
         return new Rendered(parse(template.call()));
+    }
+
+    /** NOTES.txt as {@code helm install --dry-run} prints it, with no cluster. */
+    static String notes(Map<String, ?> sets) {
+        InstallCommand install = new Helm(CHART).install().withName(RELEASE).withNamespace(NAMESPACE).dryRun()
+                .clientOnly();
+        for (Map.Entry<String, ?> set : sets.entrySet()) {
+            install = install.set(set.getKey(), set.getValue());
+        }
+        String output = install.call().getOutput();
+        return output.substring(output.indexOf("NOTES:"));
     }
 
     private static List<JsonNode> parse(String manifests) {
