@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -24,6 +25,7 @@ import java.util.function.Supplier;
  * replica), its duration, and the time of its last success for the "job has not succeeded" alert.
  */
 @ApplicationScoped
+@Startup
 public class Jobs {
 
     public static final String RETENTION_CLEANUP = "retention-cleanup";

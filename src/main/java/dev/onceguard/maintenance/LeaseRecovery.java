@@ -6,6 +6,7 @@ import dev.onceguard.payment.PaymentService;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -23,6 +24,7 @@ import java.util.Map;
  * reconciliation, which repeats the call with the same provider key; it is never re-executed blindly.
  */
 @ApplicationScoped
+@Startup
 public class LeaseRecovery {
 
     private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);

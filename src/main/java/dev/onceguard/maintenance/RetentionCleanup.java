@@ -4,6 +4,7 @@ import dev.onceguard.idempotency.IdempotencyConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
@@ -21,6 +22,7 @@ import java.util.Map;
  * whose payment is not final, undelivered or dead outbox events, inbox events whose processing failed.
  */
 @ApplicationScoped
+@Startup
 public class RetentionCleanup {
 
     /** One table's cleanup: a DELETE of at most {@code :batch} rows older than {@code :cutoff}. */

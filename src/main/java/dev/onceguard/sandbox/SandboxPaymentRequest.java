@@ -1,5 +1,6 @@
 package dev.onceguard.sandbox;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
@@ -9,6 +10,7 @@ import jakarta.validation.constraints.Size;
 import java.util.Map;
 
 /** Body of {@code POST /sandbox/v1/payments}; {@code metadata.orderId} files the payment under that order. */
+@RegisterForReflection
 public record SandboxPaymentRequest(
         @NotNull @DecimalMin("0.01") @Pattern(regexp = "\\d{1,12}\\.\\d{2}", message = "must be a decimal string with two places") String amount,
         @NotNull @Pattern(regexp = "[A-Z]{3}", message = "must be an ISO 4217 code in upper case") String currency,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Timestamps;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
@@ -15,6 +16,7 @@ import java.time.Instant;
 public class SandboxWebhooks {
 
     /** The event body of the contract; field order is the order on the wire. */
+    @RegisterForReflection
     record EventBody(String id, String type, String created, Data data) {
         record Data(EventObject object) {
         }

@@ -1,6 +1,7 @@
 package dev.onceguard.payment.sandbox;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -18,6 +19,7 @@ import java.util.Map;
 @Consumes(MediaType.APPLICATION_JSON)
 public interface SandboxApi extends AutoCloseable {
 
+    @RegisterForReflection
     record CreateBody(String amount, String currency, String paymentMethodToken, Map<String, String> metadata) {
 
         @Override
@@ -26,6 +28,7 @@ public interface SandboxApi extends AutoCloseable {
         }
     }
 
+    @RegisterForReflection
     @JsonIgnoreProperties(ignoreUnknown = true)
     record PaymentBody(String id, String status, String amount, String currency, String orderId, String created) {
     }
