@@ -54,8 +54,8 @@ public class OrderResource {
 
     @GET
     @Path("/{orderId}")
-    public OrderView get(@PathParam("orderId") String orderId) {
-        return Order.findOwned(orderId, caller.userId()).map(OrderView::of)
+    public OrderDetailsView get(@PathParam("orderId") String orderId) {
+        return Order.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
     }

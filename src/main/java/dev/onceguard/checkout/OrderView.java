@@ -1,11 +1,13 @@
 package dev.onceguard.checkout;
 
 import dev.onceguard.platform.Timestamps;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.math.BigDecimal;
 import java.util.List;
 
 /** The order as the API shows it; field order is the byte order of stored responses. */
+@RegisterForReflection
 public record OrderView(String orderId, String status, List<Item> items, String total, String currency,
                         String createdAt) {
 

@@ -55,6 +55,8 @@ public class IdempotencyService {
 
     private static final Logger LOG = Logger.getLogger(IdempotencyService.class);
     private static final int MAX_CLAIM_ATTEMPTS = 3;
+    /** The recovery point of a record whose operation has made no external call and kept no work yet. */
+    public static final String STARTED = "started";
 
     private final EntityManager em;
     private final JsonRequests jsonRequests;
@@ -100,17 +102,34 @@ public class IdempotencyService {
 
     /** Runs a local operation once, in one transaction with its record; see the class comment for the phases. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
-        return counted(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
+        return counted(request, () -> replayIfFinished(request)
+                .orElseGet(() -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation))));
     }
 
     /** Runs an operation that calls out: phase (a) with the claim, then phases (b) and (c) outside it. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, PhasedOperation<T> operation) {
-        return counted(request, () -> {
+        return counted(request, () -> replayIfFinished(request).orElseGet(() -> {
             Started started = claimAndStart(request, operation);
             if (started == null) {
                 return null;
             }
             return started.answer() != null ? started.answer() : operation.resume(started.recordId(), started.checkpoint());
+        }));
+    }
+
+    /**
+     * The common retry, answered without claiming: a finished record with the same fingerprint is replayed at the
+     * cost of one read and the replay-count update. That update is committed without waiting for the disk
+     * ({@code synchronous_commit = off}): a crash may lose the last few counts, never a result.
+     */
+    private Optional<IdempotentResponse> replayIfFinished(IdempotentRequest<?> request) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            IdempotencyRecord record = findRecord(request);
+            if (record == null || !record.isFinished() || !record.fingerprint.equals(request.fingerprint())) {
+                return Optional.empty();
+            }
+            em.createNativeQuery("SET LOCAL synchronous_commit TO OFF").executeUpdate();
+            return Optional.of(answerFrom(record, request, Timestamps.now()));
         });
     }
 
@@ -140,7 +159,7 @@ public class IdempotencyService {
     private <T> Started claimAndStart(IdempotentRequest<T> request, PhasedOperation<T> operation) {
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
-            Long recordId = claim(request, now);
+            Long recordId = claimReleasingAbandoned(request, now);
             if (recordId == null) {
                 return takeOverOrAnswer(request, now);
             }
@@ -167,7 +186,7 @@ public class IdempotencyService {
 
     private <T> IdempotentResponse claimAndExecute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
         Instant now = Timestamps.now();
-        Long recordId = claim(request, now);
+        Long recordId = claimReleasingAbandoned(request, now);
         if (recordId == null) {
             return answerFrom(findRecord(request), request, now);
         }
@@ -179,12 +198,41 @@ public class IdempotencyService {
         return new IdempotentResponse(Outcome.EXECUTED, result);
     }
 
+    /**
+     * Claims the scope; a record of the same request abandoned at {@link #STARTED} (its process died before any
+     * external call, so none of its work survived) is released first and the claim made again.
+     */
+    private Long claimReleasingAbandoned(IdempotentRequest<?> request, Instant now) {
+        Long recordId = claim(request, now);
+        if (recordId == null) {
+            IdempotencyRecord record = findRecord(request);
+            if (record != null && record.fingerprint.equals(request.fingerprint()) && releaseIfAbandoned(record.id)) {
+                recordId = claim(request, now);
+            }
+        }
+        return recordId;
+    }
+
+    /**
+     * Deletes a PROCESSING record whose lease expired at recovery point {@link #STARTED}, with a conditional DELETE
+     * so that of two releasers exactly one succeeds. The key may then be used again.
+     */
+    public boolean releaseIfAbandoned(long recordId) {
+        return QuarkusTransaction.joiningExisting().call(() -> em.createNativeQuery("""
+                        DELETE FROM idempotency_records
+                         WHERE id = :id AND status = 'PROCESSING' AND recovery_point = :started AND lease_expires_at <= :now""")
+                .setParameter("id", recordId)
+                .setParameter("started", STARTED)
+                .setParameter("now", Timestamps.now())
+                .executeUpdate() == 1);
+    }
+
     /** Inserts the PROCESSING record; null when the scope already has one (possibly after waiting for it). */
     private Long claim(IdempotentRequest<?> request, Instant now) {
         List<?> inserted = em.createNativeQuery("""
                         INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status,
                             recovery_point, lease_expires_at, request_id, created_at, expires_at)
-                        VALUES (:userId, :operation, :key, :fingerprint, 'PROCESSING', 'started', :leaseExpiresAt,
+                        VALUES (:userId, :operation, :key, :fingerprint, 'PROCESSING', :started, :leaseExpiresAt,
                             :requestId, :now, :expiresAt)
                         ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
                         RETURNING id""")
@@ -192,6 +240,7 @@ public class IdempotencyService {
                 .setParameter("operation", request.operation().wireName())
                 .setParameter("key", request.key().value())
                 .setParameter("fingerprint", request.fingerprint())
+                .setParameter("started", STARTED)
                 .setParameter("leaseExpiresAt", now.plus(config.lease()))
                 .setParameter("requestId", request.requestId())
                 .setParameter("now", now)

@@ -2,7 +2,7 @@ package dev.onceguard.payment;
 
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
-import dev.onceguard.idempotency.Operation;
+import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
@@ -15,12 +15,13 @@ import org.jboss.logging.Logger;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Resolves payment attempts whose outcome onceguard does not know, by asking the provider, never by a blind
- * new call: an unfinished payment operation whose lease expired is taken over and resumed with the same provider
- * key (which finishes its idempotency record, so the client's retry replays the final answer), and a PENDING
+ * new call: an UNKNOWN attempt's operation is taken over (once its lease is free) and resumed with the same
+ * provider key, which finishes its idempotency record so the client's retry replays the final answer; a PENDING
  * attempt that has been quiet for a while is looked up by its provider payment id.
  */
 @ApplicationScoped
@@ -38,30 +39,33 @@ public class Reconciliation {
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
     private final EntityManager em;
+    private final Jobs jobs;
 
     public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
-                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em) {
+                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs) {
         this.idempotency = idempotency;
         this.payments = payments;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
         this.em = em;
+        this.jobs = jobs;
     }
 
-    @Scheduled(identity = "reconciliation", every = "${onceguard.jobs.reconciliation.every}",
+    @Scheduled(identity = Jobs.RECONCILIATION, every = "${onceguard.jobs.reconciliation.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        Result result = reconcile();
-        if (result.resumed() + result.pendingChecked() > 0) {
-            LOG.infof("reconciliation: %s", result);
-        }
+        jobs.run(Jobs.RECONCILIATION, true, () -> {
+            Result result = reconcile();
+            return Map.of("resumed", (long) result.resumed(), "stillUnknown", (long) result.stillUnknown(),
+                    "pendingChecked", (long) result.pendingChecked(), "pendingResolved", (long) result.pendingResolved());
+        });
     }
 
     public Result reconcile() {
         int resumed = 0;
         int stillUnknown = 0;
-        for (Long recordId : unfinishedPaymentOperations()) {
+        for (Long recordId : operationsOfUnknownPayments()) {
             Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
                     .map(checkpoint -> payments.resume(recordId, checkpoint));
             if (response.isPresent()) {
@@ -82,15 +86,11 @@ public class Reconciliation {
         return new Result(resumed, stillUnknown, checked, resolved);
     }
 
-    private List<Long> unfinishedPaymentOperations() {
-        Instant now = Timestamps.now();
+    private List<Long> operationsOfUnknownPayments() {
         return QuarkusTransaction.requiringNew().call(() -> em.createQuery("""
-                        select r.id from IdempotencyRecord r
-                         where r.operation = :operation and r.status = dev.onceguard.idempotency.IdempotencyRecord.Status.PROCESSING
-                           and r.leaseExpiresAt <= :now
-                         order by r.leaseExpiresAt""", Long.class)
-                .setParameter("operation", Operation.CREATE_PAYMENT.wireName())
-                .setParameter("now", now)
+                        select p.idempotencyRecordId from Payment p
+                         where p.status = dev.onceguard.payment.Payment.Status.UNKNOWN
+                         order by p.updatedAt""", Long.class)
                 .setMaxResults(BATCH)
                 .getResultList());
     }

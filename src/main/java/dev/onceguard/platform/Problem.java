@@ -2,12 +2,14 @@ package dev.onceguard.platform;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.util.List;
 
 /**
  * An RFC 9457 problem document. {@code code} is the stable machine-readable field clients switch on.
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"type", "title", "status", "detail", "code", "errors"})
 public record Problem(String type, String title, int status, String detail, String code, List<FieldError> errors) {

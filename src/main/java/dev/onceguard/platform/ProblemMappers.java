@@ -3,12 +3,14 @@ package dev.onceguard.platform;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import io.vertx.core.http.HttpClosedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import org.hibernate.exception.JDBCConnectionException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
+import java.nio.channels.ClosedChannelException;
 import java.sql.SQLTransientException;
 
 /**
@@ -70,9 +72,22 @@ public class ProblemMappers {
         if (isTransient(e)) {
             return databaseUnavailable(e);
         }
+        if (isClientGone(e)) {
+            LOG.debugf("client closed the connection before the answer: %s", e.getMessage());
+            return respond(Problem.of(500, "CLIENT_GONE", "Client gone", "The connection was closed by the client."));
+        }
         LOG.error("unexpected failure", e);
         return respond(Problem.of(500, "INTERNAL_ERROR", "Internal error",
                 "The request failed unexpectedly and was rolled back; the request id identifies it in the logs."));
+    }
+
+    private static boolean isClientGone(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof HttpClosedException || t instanceof ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isTransient(Throwable e) {

@@ -1,0 +1,21 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.fulfilment.FulfilmentView;
+import dev.onceguard.payment.Payment;
+
+import java.util.List;
+
+/** {@code GET /api/orders/{orderId}}: the order with its payment attempts and the effects of its payment. */
+public record OrderDetailsView(String orderId, String status, List<OrderView.Item> items, String total, String currency,
+                               String createdAt, List<PaymentSummary> payments, FulfilmentView fulfilment) {
+
+    public record PaymentSummary(String paymentId, String status) {
+    }
+
+    public static OrderDetailsView of(Order order) {
+        OrderView view = OrderView.of(order);
+        return new OrderDetailsView(view.orderId(), view.status(), view.items(), view.total(), view.currency(),
+                view.createdAt(), Payment.ofOrder(order.orderId).stream()
+                .map(p -> new PaymentSummary(p.paymentId, p.status.name())).toList(), FulfilmentView.of(order.orderId));
+    }
+}

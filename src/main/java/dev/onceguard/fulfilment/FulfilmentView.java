@@ -1,0 +1,18 @@
+package dev.onceguard.fulfilment;
+
+import java.util.List;
+
+/** The effects a paid order has produced so far, as {@code GET /api/orders/{orderId}} shows them. */
+public record FulfilmentView(List<LicenseRef> licenses, long notifications, long loyaltyPoints) {
+
+    public record LicenseRef(String licenseId) {
+    }
+
+    public static FulfilmentView of(String orderId) {
+        return new FulfilmentView(
+                License.<License>list("orderId = ?1 order by licenseId", orderId).stream()
+                        .map(license -> new LicenseRef(license.licenseId)).toList(),
+                Notification.count("orderId", orderId),
+                LoyaltyEntry.pointsOf(orderId));
+    }
+}

@@ -1,0 +1,36 @@
+package dev.onceguard.maintenance;
+
+import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+import java.time.Instant;
+import java.util.Map;
+
+/** One run of one scheduled job on one replica. */
+@Entity
+@Table(name = "job_runs")
+public class JobRun extends PanacheEntityBase {
+
+    public enum Outcome { SUCCEEDED, FAILED }
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    public Long id;
+    public String job;
+    public String replica;
+    public Instant startedAt;
+    public Instant finishedAt;
+    @Enumerated(EnumType.STRING)
+    public Outcome outcome;
+    @JdbcTypeCode(SqlTypes.JSON)
+    public Map<String, Long> counts;
+    public String error;
+}

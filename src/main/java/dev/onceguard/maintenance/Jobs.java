@@ -1,0 +1,113 @@
+package dev.onceguard.maintenance;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Runs a scheduled job's body and keeps its record: one {@code job_runs} row per run (start, end, outcome, counts,
+ * replica), its duration, and the time of its last success for the "job has not succeeded" alert.
+ */
+@ApplicationScoped
+@Startup
+public class Jobs {
+
+    public static final String RETENTION_CLEANUP = "retention-cleanup";
+    public static final String LEASE_RECOVERY = "lease-recovery";
+    public static final String RECONCILIATION = "reconciliation";
+    public static final String OUTBOX_RELAY = "outbox-relay";
+    public static final Set<String> ALL = Set.of(RETENTION_CLEANUP, LEASE_RECOVERY, RECONCILIATION, OUTBOX_RELAY);
+
+    private static final Logger LOG = Logger.getLogger(Jobs.class);
+
+    private final String replica;
+    private final MeterRegistry registry;
+    private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
+
+    public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry) {
+        this.replica = replicaId.orElseGet(Jobs::hostName);
+        this.registry = registry;
+        for (String job : ALL) {
+            AtomicLong seconds = new AtomicLong();
+            lastSuccess.put(job, seconds);
+            Gauge.builder("onceguard.job.last.success.timestamp.seconds", seconds, AtomicLong::get)
+                    .description("Unix time of the job's last successful run on this replica (0: none yet)")
+                    .tag("job", job).register(registry);
+            timer(job);
+        }
+    }
+
+    public String replica() {
+        return replica;
+    }
+
+    /**
+     * Runs {@code body} and records the run. A failure is recorded and logged, not rethrown: the scheduler
+     * simply runs the job again at its next tick.
+     *
+     * @param recordEmptyRuns false for a job (the outbox relay) whose idle runs are only counted in metrics
+     */
+    public Map<String, Long> run(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
+        Instant started = Instant.now();
+        try {
+            Map<String, Long> counts = body.get();
+            Instant finished = Instant.now();
+            timer(job).record(Duration.between(started, finished));
+            lastSuccess.get(job).set(finished.getEpochSecond());
+            if (recordEmptyRuns || counts.values().stream().anyMatch(n -> n > 0)) {
+                save(job, started, finished, JobRun.Outcome.SUCCEEDED, counts, null);
+            }
+            return counts;
+        } catch (RuntimeException e) {
+            Instant finished = Instant.now();
+            timer(job).record(Duration.between(started, finished));
+            LOG.errorf(e, "job %s failed", job);
+            save(job, started, finished, JobRun.Outcome.FAILED, Map.of(), e.getClass().getSimpleName() + ": " + e.getMessage());
+            return Map.of();
+        }
+    }
+
+    private void save(String job, Instant started, Instant finished, JobRun.Outcome outcome, Map<String, Long> counts,
+                      String error) {
+        QuarkusTransaction.requiringNew().run(() -> {
+            JobRun run = new JobRun();
+            run.job = job;
+            run.replica = replica;
+            run.startedAt = started;
+            run.finishedAt = finished;
+            run.outcome = outcome;
+            run.counts = counts;
+            run.error = error;
+            run.persist();
+        });
+    }
+
+    private Timer timer(String job) {
+        return Timer.builder("onceguard.job.duration").description("Duration of scheduled job runs")
+                .tag("job", job).register(registry);
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "replica-" + ProcessHandle.current().pid();
+        }
+    }
+}

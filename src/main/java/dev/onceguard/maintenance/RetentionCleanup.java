@@ -1,0 +1,101 @@
+package dev.onceguard.maintenance;
+
+import dev.onceguard.idempotency.IdempotencyConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.Startup;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Deletes what has outlived its retention, in batches of one short transaction each and within a time budget per
+ * run. Every batch picks its rows with {@code FOR UPDATE SKIP LOCKED}, so replicas running at the same moment
+ * share the work instead of waiting on each other. Unfinished work is never selected: PROCESSING records, records
+ * whose payment is not final, undelivered or dead outbox events, inbox events whose processing failed.
+ */
+@ApplicationScoped
+@Startup
+public class RetentionCleanup {
+
+    /** One table's cleanup: a DELETE of at most {@code :batch} rows older than {@code :cutoff}. */
+    record Sweep(String table, Duration retention, String delete) {
+    }
+
+    private final EntityManager em;
+    private final Jobs jobs;
+    private final RetentionConfig config;
+    private final List<Sweep> sweeps;
+    private final Map<String, Counter> deleted = new LinkedHashMap<>();
+
+    public RetentionCleanup(EntityManager em, Jobs jobs, RetentionConfig config, IdempotencyConfig idempotency,
+                            MeterRegistry registry) {
+        this.em = em;
+        this.jobs = jobs;
+        this.config = config;
+        this.sweeps = List.of(
+                new Sweep("idempotency_records", Duration.ZERO, """
+                        DELETE FROM idempotency_records WHERE id IN (
+                            SELECT r.id FROM idempotency_records r
+                             WHERE r.status <> 'PROCESSING' AND r.expires_at < :cutoff
+                               AND NOT EXISTS (SELECT 1 FROM payments p
+                                                WHERE r.resource_type = 'payment' AND p.payment_id = r.resource_id
+                                                  AND p.status IN ('CREATED', 'PENDING', 'UNKNOWN'))
+                             ORDER BY r.expires_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
+                new Sweep("idempotency_conflicts", idempotency.retention(), """
+                        DELETE FROM idempotency_conflicts WHERE id IN (
+                            SELECT id FROM idempotency_conflicts WHERE created_at < :cutoff
+                             ORDER BY created_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
+                new Sweep("webhook_inbox", config.inbox(), """
+                        DELETE FROM webhook_inbox WHERE id IN (
+                            SELECT id FROM webhook_inbox WHERE status IN ('PROCESSED', 'IGNORED') AND processed_at < :cutoff
+                             ORDER BY processed_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
+                new Sweep("outbox_events", config.outbox(), """
+                        DELETE FROM outbox_events WHERE id IN (
+                            SELECT id FROM outbox_events WHERE status = 'DONE' AND processed_at < :cutoff
+                             ORDER BY processed_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
+                new Sweep("job_runs", config.jobRuns(), """
+                        DELETE FROM job_runs WHERE id IN (
+                            SELECT id FROM job_runs WHERE started_at < :cutoff
+                             ORDER BY started_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""));
+        for (Sweep sweep : sweeps) {
+            deleted.put(sweep.table(), Counter.builder("onceguard.retention.deleted")
+                    .description("Rows deleted by retention cleanup").tag("table", sweep.table()).register(registry));
+        }
+    }
+
+    @Scheduled(identity = Jobs.RETENTION_CLEANUP, every = "${onceguard.jobs.retention-cleanup.every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        jobs.run(Jobs.RETENTION_CLEANUP, true, this::run);
+    }
+
+    /** One cleanup run: rows deleted per table. */
+    public Map<String, Long> run() {
+        Instant now = Instant.now();
+        Instant deadline = now.plus(config.timeBudget());
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (Sweep sweep : sweeps) {
+            Instant cutoff = now.minus(sweep.retention());
+            long total = 0;
+            int batch;
+            do {
+                batch = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery(sweep.delete())
+                        .setParameter("cutoff", cutoff)
+                        .setParameter("batch", config.batchSize())
+                        .executeUpdate());
+                total += batch;
+                deleted.get(sweep.table()).increment(batch);
+            } while (batch == config.batchSize() && Instant.now().isBefore(deadline));
+            counts.put(sweep.table(), total);
+        }
+        return counts;
+    }
+}

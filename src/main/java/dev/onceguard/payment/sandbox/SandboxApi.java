@@ -1,0 +1,45 @@
+package dev.onceguard.payment.sandbox;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+import java.util.Map;
+
+/** The sandbox provider's HTTP API as the service calls it, like any external provider's. */
+@Path("/payments")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public interface SandboxApi extends AutoCloseable {
+
+    @RegisterForReflection
+    record CreateBody(String amount, String currency, String paymentMethodToken, Map<String, String> metadata) {
+
+        @Override
+        public String toString() {
+            return "CreateBody[amount=" + amount + ", currency=" + currency + ", paymentMethodToken=<redacted>]";
+        }
+    }
+
+    @RegisterForReflection
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record PaymentBody(String id, String status, String amount, String currency, String orderId, String created) {
+    }
+
+    @POST
+    PaymentBody create(@HeaderParam("Idempotency-Key") String idempotencyKey, CreateBody body);
+
+    @GET
+    @Path("/{id}")
+    PaymentBody get(@PathParam("id") String id);
+
+    @Override
+    void close();
+}

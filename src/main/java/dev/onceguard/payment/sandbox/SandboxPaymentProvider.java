@@ -1,0 +1,175 @@
+package dev.onceguard.payment.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.payment.PaymentsConfig;
+import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.payment.provider.ProviderEvent;
+import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ProviderStatus;
+import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.sandbox.SandboxConfig;
+import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The adapter for the built-in sandbox provider. It calls the sandbox over HTTP at {@code onceguard.sandbox.base-url},
+ * exactly as it would call an external provider, with {@code onceguard.payments.provider-timeout} as connect and read
+ * timeout: a timeout, a 5xx or a broken connection is an unknown outcome, never a failure; a 4xx means onceguard sent
+ * something the sandbox does not accept, a bug.
+ */
+@ApplicationScoped
+public class SandboxPaymentProvider implements PaymentProvider {
+
+    public static final String NAME = "sandbox";
+
+    private final SandboxConfig sandbox;
+    private final PaymentsConfig payments;
+    private final SandboxWebhookSecret secret;
+    private final ObjectMapper json;
+    private volatile SandboxApi api;
+
+    public SandboxPaymentProvider(SandboxConfig sandbox, PaymentsConfig payments, SandboxWebhookSecret secret,
+                                  ObjectMapper json) {
+        this.sandbox = sandbox;
+        this.payments = payments;
+        this.secret = secret;
+        this.json = json;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean enabled() {
+        return sandbox.enabled();
+    }
+
+    @Override
+    public ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown {
+        SandboxApi.CreateBody body = new SandboxApi.CreateBody(command.amount().setScale(2).toPlainString(),
+                command.currency(), command.paymentMethodToken(),
+                Map.of("orderId", command.orderId(), "paymentId", command.paymentId()));
+        return toPayment(call("create payment " + command.paymentId(),
+                () -> api().create(command.idempotencyKey(), body)));
+    }
+
+    @Override
+    public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
+        return toPayment(call("retrieve " + providerPaymentId, () -> api().get(providerPaymentId)));
+    }
+
+    @Override
+    public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
+        StandardWebhooksSignature.verify(headers, body, secret.value(), Instant.now());
+    }
+
+    @Override
+    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
+        JsonNode event;
+        try {
+            event = json.readTree(body);
+        } catch (IOException e) {
+            throw new WebhookRejected("sandbox event is not JSON");
+        }
+        if (event == null || !event.isObject()) {
+            throw new WebhookRejected("sandbox event is not a JSON object");
+        }
+        JsonNode object = event.path("data").path("object");
+        String type = text(event, "type");
+        ProviderStatus status = switch (type) {
+            case "payment.succeeded", "payment.pending", "payment.canceled" -> status(text(object, "status"));
+            default -> null;
+        };
+        try {
+            return new ProviderEvent(text(event, "id"), type, text(object, "id"), status,
+                    new BigDecimal(text(object, "amount")), text(object, "currency"), Instant.parse(text(event, "created")));
+        } catch (NumberFormatException e) {
+            throw new WebhookRejected("sandbox event has a malformed amount");
+        } catch (DateTimeParseException e) {
+            throw new WebhookRejected("sandbox event has a malformed created timestamp");
+        }
+    }
+
+    private <T> T call(String what, Supplier<T> request) throws ProviderOutcomeUnknown {
+        try {
+            return request.get();
+        } catch (WebApplicationException e) {
+            int status = e.getResponse().getStatus();
+            if (status >= 500) {
+                throw new ProviderOutcomeUnknown("sandbox answered " + status + " to " + what, e);
+            }
+            throw new IllegalStateException("sandbox refused " + what + " with " + status);
+        } catch (ProcessingException e) {
+            throw new ProviderOutcomeUnknown("no answer from the sandbox to " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static ProviderPayment toPayment(SandboxApi.PaymentBody answer) {
+        ProviderStatus status = switch (answer.status()) {
+            case "PENDING" -> ProviderStatus.PENDING;
+            case "SUCCEEDED" -> ProviderStatus.SUCCEEDED;
+            case "FAILED" -> ProviderStatus.FAILED;
+            default -> throw new IllegalStateException("sandbox answered an unknown status " + answer.status());
+        };
+        return new ProviderPayment(answer.id(), status);
+    }
+
+    private static ProviderStatus status(String value) throws WebhookRejected {
+        return switch (value) {
+            case "PENDING" -> ProviderStatus.PENDING;
+            case "SUCCEEDED" -> ProviderStatus.SUCCEEDED;
+            case "FAILED" -> ProviderStatus.FAILED;
+            case "CANCELED" -> ProviderStatus.CANCELED;
+            default -> throw new WebhookRejected("sandbox event has an unknown status");
+        };
+    }
+
+    private static String text(JsonNode node, String field) throws WebhookRejected {
+        JsonNode value = node.get(field);
+        if (value == null || !value.isTextual() || value.asText().isBlank()) {
+            throw new WebhookRejected("sandbox event lacks " + field);
+        }
+        return value.asText();
+    }
+
+    private SandboxApi api() {
+        SandboxApi current = api;
+        if (current == null) {
+            synchronized (this) {
+                if (api == null) {
+                    long timeout = payments.providerTimeout().toMillis();
+                    api = QuarkusRestClientBuilder.newBuilder()
+                            .baseUri(sandbox.baseUrl())
+                            .connectTimeout(timeout, TimeUnit.MILLISECONDS)
+                            .readTimeout(timeout, TimeUnit.MILLISECONDS)
+                            .build(SandboxApi.class);
+                }
+                current = api;
+            }
+        }
+        return current;
+    }
+
+    @PreDestroy
+    void close() {
+        if (api != null) {
+            api.close();
+        }
+    }
+}

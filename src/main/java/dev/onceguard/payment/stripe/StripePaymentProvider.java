@@ -1,0 +1,302 @@
+package dev.onceguard.payment.stripe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.payment.PaymentsConfig;
+import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.payment.provider.ProviderEvent;
+import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ProviderStatus;
+import dev.onceguard.payment.provider.WebhookRejected;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Currency;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Stripe PaymentIntents behind the provider SPI: create (confirmed at once, with our provider key as Stripe's
+ * {@code Idempotency-Key}), retrieve, {@code Stripe-Signature} verification and event parsing. Enabled only when
+ * both the API key and the webhook endpoint secret are configured. Neither the key nor a payment method token is
+ * ever logged or put into an exception message.
+ */
+@ApplicationScoped
+public class StripePaymentProvider implements PaymentProvider {
+
+    public static final String NAME = "stripe";
+    static final Duration SIGNATURE_TOLERANCE = Duration.ofSeconds(300);
+    private static final Logger LOG = Logger.getLogger(StripePaymentProvider.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Optional<String> apiKey;
+    private final Optional<String> webhookSecret;
+    private final URI baseUrl;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    @Inject
+    public StripePaymentProvider(@ConfigProperty(name = "onceguard.stripe.api-key") Optional<String> apiKey,
+                                 @ConfigProperty(name = "onceguard.webhooks.stripe.secret") Optional<String> webhookSecret,
+                                 @ConfigProperty(name = "onceguard.stripe.base-url", defaultValue = "https://api.stripe.com")
+                                 URI baseUrl,
+                                 PaymentsConfig payments) {
+        this(apiKey, webhookSecret, baseUrl, payments.providerTimeout());
+    }
+
+    StripePaymentProvider(Optional<String> apiKey, Optional<String> webhookSecret, URI baseUrl, Duration timeout) {
+        this.apiKey = apiKey.filter(s -> !s.isBlank());
+        this.webhookSecret = webhookSecret.filter(s -> !s.isBlank());
+        this.baseUrl = baseUrl;
+        this.timeout = timeout;
+        this.http = enabled() ? HttpClient.newBuilder().connectTimeout(timeout).build() : null;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean enabled() {
+        return apiKey.isPresent() && webhookSecret.isPresent();
+    }
+
+    @Override
+    public ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown {
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("amount", String.valueOf(minorUnits(command.amount(), command.currency())));
+        form.put("currency", command.currency().toLowerCase(Locale.ROOT));
+        form.put("payment_method", command.paymentMethodToken());
+        form.put("confirm", "true");
+        // Confirmed server-side with no return URL: only payment methods that need no redirect may be used.
+        form.put("automatic_payment_methods[enabled]", "true");
+        form.put("automatic_payment_methods[allow_redirects]", "never");
+        form.put("metadata[order_id]", command.orderId());
+        form.put("metadata[payment_id]", command.paymentId());
+        HttpResponse<String> answer = send(request("/v1/payment_intents")
+                .header("Idempotency-Key", command.idempotencyKey())
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
+                .build());
+        JsonNode body = parse(answer);
+        if (answer.statusCode() == 200) {
+            return paymentOf(body);
+        }
+        JsonNode error = body.path("error");
+        if ("idempotency_error".equals(error.path("type").asText())) {
+            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
+        }
+        // A decline (402 card_error) or a request Stripe refused to execute: no charge happened.
+        String intentId = error.path("payment_intent").path("id").asText(null);
+        LOG.infof("Stripe refused payment %s: %d %s %s", command.paymentId(), answer.statusCode(),
+                error.path("type").asText(), error.path("code").asText());
+        return new ProviderPayment(intentId, ProviderStatus.FAILED);
+    }
+
+    @Override
+    public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request("/v1/payment_intents/"
+                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " for " + providerPaymentId, null);
+        }
+        return paymentOf(parse(answer));
+    }
+
+    /** {@code Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]}. */
+    @Override
+    public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
+        String header = headers.get("stripe-signature");
+        if (header == null) {
+            throw new WebhookRejected("no Stripe-Signature header");
+        }
+        String timestamp = null;
+        List<String> signatures = new ArrayList<>();
+        for (String item : header.split(",")) {
+            int eq = item.indexOf('=');
+            if (eq > 0) {
+                String key = item.substring(0, eq).trim();
+                String value = item.substring(eq + 1).trim();
+                if (key.equals("t")) {
+                    timestamp = value;
+                } else if (key.equals("v1")) {
+                    signatures.add(value);
+                }
+            }
+        }
+        if (timestamp == null || signatures.isEmpty()) {
+            throw new WebhookRejected("Stripe-Signature has no timestamp or no v1 signature");
+        }
+        long signedAt;
+        try {
+            signedAt = Long.parseLong(timestamp);
+        } catch (NumberFormatException e) {
+            throw new WebhookRejected("Stripe-Signature timestamp is not a number");
+        }
+        if (Math.abs(Instant.now().getEpochSecond() - signedAt) > SIGNATURE_TOLERANCE.toSeconds()) {
+            throw new WebhookRejected("Stripe-Signature timestamp is outside the tolerance of "
+                    + SIGNATURE_TOLERANCE.toSeconds() + " s");
+        }
+        byte[] expected = hmac(webhookSecret.orElseThrow(), signedAt, body);
+        for (String signature : signatures) {
+            if (MessageDigest.isEqual(expected, hex(signature))) {
+                return;
+            }
+        }
+        throw new WebhookRejected("no v1 signature matches");
+    }
+
+    /** A Stripe event; the {@code payment_intent.*} types onceguard acts on carry the PaymentIntent as data.object. */
+    @Override
+    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
+        JsonNode event;
+        try {
+            event = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new WebhookRejected("the body is not JSON");
+        }
+        if (event == null || !event.isObject() || !event.path("id").isTextual() || !event.path("type").isTextual()) {
+            throw new WebhookRejected("the body is not a Stripe event");
+        }
+        String type = event.get("type").asText();
+        ProviderStatus status = switch (type) {
+            case "payment_intent.succeeded" -> ProviderStatus.SUCCEEDED;
+            case "payment_intent.processing" -> ProviderStatus.PENDING;
+            case "payment_intent.payment_failed" -> ProviderStatus.FAILED;
+            case "payment_intent.canceled" -> ProviderStatus.CANCELED;
+            default -> null;
+        };
+        JsonNode object = event.path("data").path("object");
+        boolean intent = "payment_intent".equals(object.path("object").asText());
+        String intentId = intent ? object.path("id").asText(null) : null;
+        if (status != null && intentId == null) {
+            throw new WebhookRejected(type + " without a payment intent in data.object");
+        }
+        String currency = intent && object.path("currency").isTextual() ? object.get("currency").asText().toUpperCase(Locale.ROOT) : null;
+        BigDecimal amount = currency != null && object.path("amount").canConvertToLong()
+                ? fromMinorUnits(object.get("amount").asLong(), currency) : null;
+        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
+        return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created);
+    }
+
+    /** Stripe amounts are integers in the currency's minor unit (kopecks, cents; yen as they are). */
+    static long minorUnits(BigDecimal amount, String currency) {
+        int digits = Math.max(0, Currency.getInstance(currency.toUpperCase(Locale.ROOT)).getDefaultFractionDigits());
+        return amount.movePointRight(digits).setScale(0, RoundingMode.UNNECESSARY).longValueExact();
+    }
+
+    static BigDecimal fromMinorUnits(long amount, String currency) {
+        int digits = Math.max(0, Currency.getInstance(currency).getDefaultFractionDigits());
+        return BigDecimal.valueOf(amount, digits).setScale(Math.max(2, digits), RoundingMode.UNNECESSARY);
+    }
+
+    static ProviderStatus statusOf(String intentStatus) throws ProviderOutcomeUnknown {
+        return switch (intentStatus) {
+            case "succeeded" -> ProviderStatus.SUCCEEDED;
+            case "processing", "requires_action", "requires_confirmation", "requires_capture" -> ProviderStatus.PENDING;
+            // Our intents are created confirmed, so needing a payment method again means the one given was declined.
+            case "requires_payment_method" -> ProviderStatus.FAILED;
+            case "canceled" -> ProviderStatus.CANCELED;
+            default -> throw new ProviderOutcomeUnknown("unrecognized PaymentIntent status " + intentStatus, null);
+        };
+    }
+
+    private static ProviderPayment paymentOf(JsonNode intent) throws ProviderOutcomeUnknown {
+        if (!intent.path("id").isTextual() || !intent.path("status").isTextual()) {
+            throw new ProviderOutcomeUnknown("Stripe's answer is not a PaymentIntent", null);
+        }
+        return new ProviderPayment(intent.get("id").asText(), statusOf(intent.get("status").asText()));
+    }
+
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(baseUrl.resolve(path))
+                .timeout(timeout)
+                .header("Authorization", "Bearer " + apiKey.orElseThrow())
+                .header("Accept", "application/json");
+    }
+
+    /** Sends one call; every answer that leaves the outcome open (timeout, broken connection, 5xx, 429, 409) is unknown. */
+    private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
+        if (http == null) {
+            throw new IllegalStateException("Stripe is not configured");
+        }
+        HttpResponse<String> answer;
+        try {
+            answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (HttpTimeoutException e) {
+            throw new ProviderOutcomeUnknown("Stripe did not answer within " + timeout, e);
+        } catch (IOException e) {
+            throw new ProviderOutcomeUnknown("Stripe connection failed: " + e.getClass().getSimpleName(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProviderOutcomeUnknown("interrupted while waiting for Stripe", e);
+        }
+        int status = answer.statusCode();
+        if (status >= 500 || status == 429 || status == 409) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + status + " (request "
+                    + answer.headers().firstValue("Request-Id").orElse("?") + ")", null);
+        }
+        return answer;
+    }
+
+    private static JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
+        try {
+            return JSON.readTree(answer.body());
+        } catch (IOException e) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " with a body that is not JSON", null);
+        }
+    }
+
+    static String formEncode(Map<String, String> fields) {
+        return fields.entrySet().stream()
+                .map(f -> URLEncoder.encode(f.getKey(), StandardCharsets.UTF_8) + "="
+                        + URLEncoder.encode(f.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+    }
+
+    private static byte[] hmac(String secret, long timestamp, byte[] body) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            mac.update((timestamp + ".").getBytes(StandardCharsets.UTF_8));
+            return mac.doFinal(body);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
+    private static byte[] hex(String signature) {
+        try {
+            return HexFormat.of().parseHex(signature);
+        } catch (IllegalArgumentException e) {
+            return new byte[0];
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.onceguard.sandbox;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import org.hibernate.query.NativeQuery;
+import org.hibernate.type.StandardBasicTypes;
+import org.jboss.logging.Logger;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Delivers the sandbox's webhooks from its outbox, at least once. Each step claims the next due event's deliveries
+ * with {@code FOR UPDATE SKIP LOCKED} and a lease (so replicas never send the same claim twice and a crashed sender's
+ * rows come back), commits, sends its copies concurrently outside any transaction, then records each result: delivered,
+ * due again after an exponential backoff, or DEAD after the configured number of attempts. Events go out one after
+ * the other in due order, so a stale event scheduled later is also sent later.
+ */
+@ApplicationScoped
+public class SandboxDeliveryWorker {
+
+    public record Run(int events, int delivered, int retrying, int dead) {
+        Run plus(Run other) {
+            return new Run(events + other.events, delivered + other.delivered, retrying + other.retrying,
+                    dead + other.dead);
+        }
+    }
+
+    record Claimed(long id, String eventId, SandboxEventType type, String paymentId, String body, int attempts) {
+    }
+
+    static final Duration MAX_BACKOFF = Duration.ofHours(1);
+    private static final Logger LOG = Logger.getLogger(SandboxDeliveryWorker.class);
+
+    private final EntityManager em;
+    private final SandboxWebhookSender sender;
+    private final SandboxConfig config;
+
+    public SandboxDeliveryWorker(EntityManager em, SandboxWebhookSender sender, SandboxConfig config) {
+        this.em = em;
+        this.sender = sender;
+        this.config = config;
+    }
+
+    @Scheduled(identity = "sandbox-webhook-delivery", every = "${onceguard.sandbox.delivery-every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        if (!config.enabled()) {
+            return;
+        }
+        Run run = deliverDue(config.webhookUrl(), Clock.systemUTC());
+        if (run.events() > 0) {
+            LOG.debugf("sandbox webhook delivery: %s", run);
+        }
+    }
+
+    /** Sends up to {@code onceguard.sandbox.delivery-batch} due events to {@code target}, as of {@code clock}. */
+    public Run deliverDue(URI target, Clock clock) {
+        Run total = new Run(0, 0, 0, 0);
+        for (int i = 0; i < config.deliveryBatch(); i++) {
+            List<Claimed> copies = claimNextEvent(now(clock));
+            if (copies.isEmpty()) {
+                break;
+            }
+            Instant sentAt = now(clock);
+            List<CompletableFuture<SandboxWebhookSender.Attempt>> attempts = copies.stream()
+                    .map(c -> sender.send(target, c.eventId(), c.body(), sentAt)).toList();
+            CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new)).join();
+            total = total.plus(record(copies, attempts.stream().map(CompletableFuture::join).toList(), now(clock)));
+        }
+        return total;
+    }
+
+    private List<Claimed> claimNextEvent(Instant now) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            @SuppressWarnings("unchecked")
+            List<Object[]> rows = em.createNativeQuery("""
+                            WITH next_event AS (
+                                SELECT event_id FROM sandbox_webhook_deliveries
+                                 WHERE status = 'PENDING' AND next_attempt_at <= :now
+                                 ORDER BY next_attempt_at, id
+                                 LIMIT 1
+                                 FOR UPDATE SKIP LOCKED)
+                            UPDATE sandbox_webhook_deliveries d
+                               SET attempts = d.attempts + 1, next_attempt_at = :leaseUntil
+                              FROM next_event
+                             WHERE d.event_id = next_event.event_id AND d.status = 'PENDING' AND d.next_attempt_at <= :now
+                            RETURNING d.id, d.event_id, d.event_type, d.payment_id, d.body, d.attempts""")
+                    .setParameter("now", now)
+                    .setParameter("leaseUntil", now.plus(config.deliveryTimeout().multipliedBy(2)))
+                    .getResultList();
+            List<Claimed> claimed = rows.stream().map(r -> new Claimed(((Number) r[0]).longValue(), (String) r[1],
+                    SandboxEventType.of((String) r[2]), (String) r[3], (String) r[4], ((Number) r[5]).intValue())).toList();
+            if (!claimed.isEmpty()) {
+                settlePayment(claimed.get(0), now);
+            }
+            return claimed;
+        });
+    }
+
+    /** The provider's payment reaches the final state its event announces when that event falls due. */
+    private void settlePayment(Claimed event, Instant now) {
+        if (event.type().settles != null) {
+            em.createNativeQuery("UPDATE sandbox_payments SET status = :status, updated_at = :now"
+                            + " WHERE id = :id AND status = 'PENDING'")
+                    .setParameter("status", event.type().settles.name())
+                    .setParameter("now", now)
+                    .setParameter("id", event.paymentId())
+                    .executeUpdate();
+        }
+    }
+
+    private Run record(List<Claimed> copies, List<SandboxWebhookSender.Attempt> attempts, Instant now) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            int delivered = 0;
+            int retrying = 0;
+            int dead = 0;
+            for (int i = 0; i < copies.size(); i++) {
+                Claimed copy = copies.get(i);
+                SandboxWebhookSender.Attempt attempt = attempts.get(i);
+                if (attempt.delivered()) {
+                    delivered += finish(copy, "DELIVERED", now, null);
+                } else if (copy.attempts() >= config.deliveryMaxAttempts()) {
+                    dead += finish(copy, "DEAD", null, attempt.error());
+                    LOG.warnf("sandbox webhook %s (event %s, payment %s) given up after %d attempts: %s", copy.id(),
+                            copy.eventId(), copy.paymentId(), copy.attempts(), attempt.error());
+                } else {
+                    retrying += retryLater(copy, now.plus(backoff(copy.attempts())), attempt.error());
+                }
+            }
+            return new Run(1, delivered, retrying, dead);
+        });
+    }
+
+    // Results apply only to the claim they belong to (same attempt count): a claim whose lease ran out and was
+    // taken again by another run is left to that run.
+
+    private int finish(Claimed copy, String status, Instant deliveredAt, String error) {
+        return em.createNativeQuery("UPDATE sandbox_webhook_deliveries"
+                        + " SET status = :status, delivered_at = :deliveredAt, last_error = :error"
+                        + " WHERE id = :id AND attempts = :attempts AND status = 'PENDING'")
+                .unwrap(NativeQuery.class)
+                .setParameter("status", status)
+                .setParameter("deliveredAt", deliveredAt, StandardBasicTypes.INSTANT)
+                .setParameter("error", error, StandardBasicTypes.STRING)
+                .setParameter("id", copy.id())
+                .setParameter("attempts", copy.attempts())
+                .executeUpdate();
+    }
+
+    private int retryLater(Claimed copy, Instant nextAttemptAt, String error) {
+        return em.createNativeQuery("UPDATE sandbox_webhook_deliveries SET next_attempt_at = :next, last_error = :error"
+                        + " WHERE id = :id AND attempts = :attempts AND status = 'PENDING'")
+                .setParameter("next", nextAttemptAt)
+                .setParameter("error", error)
+                .setParameter("id", copy.id())
+                .setParameter("attempts", copy.attempts())
+                .executeUpdate();
+    }
+
+    /** {@code delivery-backoff × 2^(attempts − 1)}, at most {@link #MAX_BACKOFF}. */
+    Duration backoff(int attempts) {
+        Duration delay = config.deliveryBackoff().multipliedBy(1L << Math.min(attempts - 1, 20));
+        return delay.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay;
+    }
+
+    private static Instant now(Clock clock) {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+}

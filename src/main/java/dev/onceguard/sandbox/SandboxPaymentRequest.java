@@ -1,0 +1,30 @@
+package dev.onceguard.sandbox;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+
+import java.util.Map;
+
+/** Body of {@code POST /sandbox/v1/payments}; {@code metadata.orderId} files the payment under that order. */
+@RegisterForReflection
+public record SandboxPaymentRequest(
+        @NotNull @DecimalMin("0.01") @Pattern(regexp = "\\d{1,12}\\.\\d{2}", message = "must be a decimal string with two places") String amount,
+        @NotNull @Pattern(regexp = "[A-Z]{3}", message = "must be an ISO 4217 code in upper case") String currency,
+        @NotBlank @Size(max = 255) String paymentMethodToken,
+        @Size(max = 50) Map<@NotBlank @Size(max = 40) String, @NotNull @Size(max = 500) String> metadata) {
+
+    static final String ORDER_ID = "orderId";
+
+    Map<String, String> metadataOrEmpty() {
+        return metadata == null ? Map.of() : metadata;
+    }
+
+    @Override
+    public String toString() {
+        return "SandboxPaymentRequest[amount=" + amount + ", currency=" + currency + ", paymentMethodToken=<redacted>]";
+    }
+}

@@ -1,0 +1,86 @@
+package dev.onceguard.sandbox;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.platform.Ids;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.Timestamps;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+import org.jboss.logging.Logger;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+
+/**
+ * Creates sandbox payments, one per Idempotency-Key: the INSERT meets the UNIQUE key (a concurrent duplicate waits
+ * for the first to commit), and whoever did not insert reads the payment that is there. The payment and its
+ * scheduled webhooks commit together.
+ */
+@ApplicationScoped
+public class SandboxPayments {
+
+    /** The payment for a key, and whether this call created it. */
+    record Created(SandboxPayment payment, boolean replayed) {
+    }
+
+    private static final Logger LOG = Logger.getLogger(SandboxPayments.class);
+
+    private final EntityManager em;
+    private final SandboxWebhooks webhooks;
+    private final SandboxConfig config;
+    private final ObjectMapper json;
+
+    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, ObjectMapper json) {
+        this.em = em;
+        this.webhooks = webhooks;
+        this.config = config;
+        this.json = json;
+    }
+
+    @Transactional
+    Created create(String idempotencyKey, String fingerprint, SandboxPaymentRequest request, SandboxToken token) {
+        Instant now = Timestamps.now();
+        int inserted = em.createNativeQuery("""
+                        INSERT INTO sandbox_payments (id, idempotency_key, request_fingerprint, status, amount, currency,
+                            payment_method_token, order_id, metadata, created_at, updated_at)
+                        VALUES (:id, :key, :fingerprint, :status, :amount, :currency, :token, :orderId,
+                            CAST(:metadata AS jsonb), :now, :now)
+                        ON CONFLICT (idempotency_key) DO NOTHING""")
+                .setParameter("id", Ids.next("sbx"))
+                .setParameter("key", idempotencyKey)
+                .setParameter("fingerprint", fingerprint)
+                .setParameter("status", token.initialStatus.name())
+                .setParameter("amount", new BigDecimal(request.amount()))
+                .setParameter("currency", request.currency())
+                .setParameter("token", token.wireName)
+                .setParameter("orderId", request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID))
+                .setParameter("metadata", metadataJson(request))
+                .setParameter("now", now)
+                .executeUpdate();
+        SandboxPayment payment = SandboxPayment.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
+                "sandbox payment for a key vanished between its INSERT and the read"));
+        if (inserted == 0) {
+            if (!payment.requestFingerprint.equals(fingerprint)) {
+                throw new ProblemException(Problem.of(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key reused",
+                        "This Idempotency-Key was used for a different payment request."));
+            }
+            return new Created(payment, true);
+        }
+        for (SandboxToken.PlannedEvent event : token.events(config)) {
+            webhooks.schedule(payment, event.type(), now.plus(event.after()), event.copies());
+        }
+        LOG.debugf("sandbox payment %s created: %s, order=%s", payment.id, payment.status, payment.orderId);
+        return new Created(payment, false);
+    }
+
+    private String metadataJson(SandboxPaymentRequest request) {
+        try {
+            return json.writeValueAsString(request.metadataOrEmpty());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("metadata is not serializable", e);
+        }
+    }
+}

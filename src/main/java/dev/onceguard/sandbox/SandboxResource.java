@@ -1,0 +1,99 @@
+package dev.onceguard.sandbox;
+
+import dev.onceguard.idempotency.Fingerprint;
+import dev.onceguard.idempotency.IdempotencyKey;
+import dev.onceguard.payment.PaymentsConfig;
+import dev.onceguard.platform.JsonRequests;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sandbox provider's API. It simulates an external party, so it has no user authentication; while the sandbox
+ * is disabled {@link SandboxSwitch} answers 404 before any of this runs.
+ *
+ * <p>A repeated create with the same Idempotency-Key and the same body answers {@code 201} with the payment as it
+ * is now and {@code Idempotent-Replayed: true}, at once (the simulated late or failed answer belongs to the first
+ * call only); with another body, {@code 422 IDEMPOTENCY_KEY_REUSED}.
+ */
+@Path("/sandbox/v1/payments")
+@Produces(MediaType.APPLICATION_JSON)
+public class SandboxResource {
+
+    static final int MAX_LIST = 100;
+    static final String REPLAYED = "Idempotent-Replayed";
+
+    public record PaymentList(List<SandboxPaymentView> data, boolean hasMore) {
+    }
+
+    private final SandboxPayments payments;
+    private final JsonRequests jsonRequests;
+    private final PaymentsConfig paymentsConfig;
+
+    public SandboxResource(SandboxPayments payments, JsonRequests jsonRequests, PaymentsConfig paymentsConfig) {
+        this.payments = payments;
+        this.jsonRequests = jsonRequests;
+        this.paymentsConfig = paymentsConfig;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response create(@Context HttpServerRequest http, byte[] body) throws InterruptedException {
+        IdempotencyKey key = IdempotencyKey.parse(http.getHeader(IdempotencyKey.HEADER));
+        JsonRequests.Parsed<SandboxPaymentRequest> parsed = jsonRequests.read(body, SandboxPaymentRequest.class);
+        SandboxToken token = SandboxToken.of(parsed.value().paymentMethodToken())
+                .orElseThrow(() -> new ProblemException(Problem.of(400, "UNKNOWN_PAYMENT_METHOD_TOKEN",
+                        "Unknown payment method token", "The sandbox accepts these tokens: "
+                                + String.join(", ", SandboxToken.wireNames()) + ".")));
+
+        SandboxPayments.Created created = payments.create(key.value(), Fingerprint.of(Map.of(), parsed.tree()),
+                parsed.value(), token);
+        if (!created.replayed()) {
+            switch (token.answer) {
+                case TOO_LATE -> Thread.sleep(paymentsConfig.providerTimeout().plusSeconds(1).toMillis());
+                case SERVER_ERROR -> throw new ProblemException(Problem.of(500, "SANDBOX_SIMULATED_ERROR",
+                        "Simulated provider error", "The payment was committed; this answer is a simulated failure."));
+                case AT_ONCE -> {
+                }
+            }
+        }
+        Response.ResponseBuilder response = Response.created(URI.create("/sandbox/v1/payments/" + created.payment().id))
+                .entity(SandboxPaymentView.of(created.payment()));
+        if (created.replayed()) {
+            response.header(REPLAYED, "true");
+        }
+        return response.build();
+    }
+
+    @GET
+    @Path("/{id}")
+    public SandboxPaymentView get(@PathParam("id") String id) {
+        return SandboxPayment.<SandboxPayment>findByIdOptional(id).map(SandboxPaymentView::of)
+                .orElseThrow(() -> new ProblemException(Problem.of(404, "SANDBOX_PAYMENT_NOT_FOUND",
+                        "Sandbox payment not found", "The sandbox has no payment with this id.")));
+    }
+
+    @GET
+    public PaymentList list(@QueryParam("orderId") String orderId) {
+        if (orderId == null || orderId.isBlank()) {
+            throw new ProblemException(Problem.validation(List.of(
+                    new Problem.FieldError("orderId", "the orderId query parameter is required"))));
+        }
+        List<SandboxPayment> page = SandboxPayment.ofOrder(orderId, MAX_LIST + 1);
+        return new PaymentList(page.stream().limit(MAX_LIST).map(SandboxPaymentView::of).toList(), page.size() > MAX_LIST);
+    }
+}

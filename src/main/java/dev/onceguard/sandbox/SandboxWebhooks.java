@@ -1,0 +1,73 @@
+package dev.onceguard.sandbox;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.platform.Ids;
+import dev.onceguard.platform.Timestamps;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+
+import java.time.Instant;
+
+/** Writes the sandbox's webhook events into its outbox, in the caller's transaction. */
+@ApplicationScoped
+public class SandboxWebhooks {
+
+    /** The event body of the contract; field order is the order on the wire. */
+    @RegisterForReflection
+    record EventBody(String id, String type, String created, Data data) {
+        record Data(EventObject object) {
+        }
+
+        record EventObject(String id, String status, String amount, String currency) {
+        }
+    }
+
+    private final EntityManager em;
+    private final ObjectMapper json;
+
+    public SandboxWebhooks(EntityManager em, ObjectMapper json) {
+        this.em = em;
+        this.json = json;
+    }
+
+    /**
+     * Schedules one event about {@code payment}, due at {@code dueAt}, to be delivered {@code copies} times
+     * under one event id.
+     *
+     * @return the event id
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public String schedule(SandboxPayment payment, SandboxEventType type, Instant dueAt, int copies) {
+        String eventId = Ids.next("evt");
+        String body = toJson(new EventBody(eventId, type.wireName, Timestamps.format(dueAt), new EventBody.Data(
+                new EventBody.EventObject(payment.id, type.objectStatus, payment.amount.setScale(2).toPlainString(),
+                        payment.currency))));
+        Instant now = Timestamps.now();
+        for (int copy = 1; copy <= copies; copy++) {
+            em.createNativeQuery("""
+                            INSERT INTO sandbox_webhook_deliveries (event_id, copy, payment_id, event_type, body, due_at,
+                                next_attempt_at, created_at)
+                            VALUES (:eventId, :copy, :paymentId, :type, :body, :dueAt, :dueAt, :now)""")
+                    .setParameter("eventId", eventId)
+                    .setParameter("copy", copy)
+                    .setParameter("paymentId", payment.id)
+                    .setParameter("type", type.wireName)
+                    .setParameter("body", body)
+                    .setParameter("dueAt", dueAt)
+                    .setParameter("now", now)
+                    .executeUpdate();
+        }
+        return eventId;
+    }
+
+    private String toJson(EventBody body) {
+        try {
+            return json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("sandbox event is not serializable", e);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.onceguard.webhook;
+
+import dev.onceguard.payment.PaymentProviders;
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.payment.provider.ProviderEvent;
+import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.RequestLimits;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import org.jboss.logging.Logger;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code POST /webhooks/{provider}}: no user, the provider's signature authenticates the delivery. The signature is
+ * checked over the exact bytes received before anything else reads them; a delivery that fails it changes nothing
+ * but a metric.
+ */
+@Path("/webhooks/{provider}")
+public class WebhookResource {
+
+    private static final Logger LOG = Logger.getLogger(WebhookResource.class);
+
+    public record Answer(String status) {
+    }
+
+    private final PaymentProviders providers;
+    private final WebhookInbox inbox;
+    private final WebhookMetrics metrics;
+
+    public WebhookResource(PaymentProviders providers, WebhookInbox inbox, WebhookMetrics metrics) {
+        this.providers = providers;
+        this.inbox = inbox;
+        this.metrics = metrics;
+    }
+
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Answer deliver(@PathParam("provider") String name, @Context HttpServerRequest http, byte[] body) {
+        PaymentProvider provider = providers.named(name).orElseThrow(() -> new ProblemException(Problem.of(404,
+                "PROVIDER_NOT_FOUND", "Unknown payment provider", "No enabled payment provider has this name.")));
+        byte[] bytes = body == null ? new byte[0] : body;
+        if (bytes.length > RequestLimits.MAX_BODY_BYTES) {
+            throw new ProblemException(RequestLimits.payloadTooLarge());
+        }
+        try {
+            provider.verifyWebhook(bytes, lowerCaseHeaders(http));
+        } catch (WebhookRejected e) {
+            metrics.count(provider.name(), DeliveryOutcome.REJECTED_SIGNATURE);
+            LOG.warnf("webhook %s rejected: %s", provider.name(), e.getMessage());
+            throw new ProblemException(Problem.of(401, "WEBHOOK_SIGNATURE_INVALID", "Webhook signature invalid",
+                    "The delivery is not authentic or too old: " + e.getMessage()));
+        }
+        ProviderEvent event = read(provider, bytes);
+        DeliveryOutcome outcome = inbox.receive(provider.name(), event, bytes);
+        if (outcome == DeliveryOutcome.FAILED) {
+            throw new ProblemException(Problem.of(500, "WEBHOOK_PROCESSING_FAILED", "Webhook processing failed",
+                    "The event was recorded but applying it failed; deliver it again later."));
+        }
+        return new Answer(outcome.label());
+    }
+
+    private static ProviderEvent read(PaymentProvider provider, byte[] body) {
+        try {
+            ProviderEvent event = provider.parseEvent(body);
+            if (event.eventId() == null || event.eventId().isBlank() || event.type() == null) {
+                throw new WebhookRejected("the event has no id or no type");
+            }
+            return event;
+        } catch (WebhookRejected e) {
+            LOG.warnf("webhook %s: authentic delivery not readable: %s", provider.name(), e.getMessage());
+            throw new ProblemException(Problem.of(400, "WEBHOOK_EVENT_INVALID", "Webhook event invalid",
+                    "The event could not be read: " + e.getMessage()));
+        }
+    }
+
+    private static Map<String, String> lowerCaseHeaders(HttpServerRequest http) {
+        Map<String, String> headers = new HashMap<>();
+        http.headers().forEach(header -> headers.putIfAbsent(header.getKey().toLowerCase(Locale.ROOT), header.getValue()));
+        return headers;
+    }
+}

@@ -1,0 +1,128 @@
+package dev.onceguard;
+
+import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.Product;
+import dev.onceguard.outbox.Outbox;
+import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.platform.Ids;
+import dev.onceguard.platform.Timestamps;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.scheduler.Scheduler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Transactional;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Paid orders with their {@code ORDER_PAID} event, written in one transaction as the payment flow writes them, for
+ * tests of the outbox relay and the effects; and a way to keep the scheduled relay out of a test's way.
+ */
+@ApplicationScoped
+public class PaidOrders {
+
+    public static final String RELAY = "outbox-relay";
+    public static final String EBOOK = "p-184";
+    public static final String COURSE = "p-220";
+    public static final String KEYBOARD = "p-310";
+
+    private final Outbox outbox;
+
+    public PaidOrders(Outbox outbox) {
+        this.outbox = outbox;
+    }
+
+    /** A PAID order of {@code productIds} (one unit each) and its ORDER_PAID event; returns the order id. */
+    @Transactional
+    public String create(String userId, String... productIds) {
+        return insert(Ids.next("ord"), userId, productIds);
+    }
+
+    /** {@code count} paid orders in one transaction, alternating a digital and a physical-only one. */
+    @Transactional
+    public List<String> createMany(int count, String userId) {
+        List<String> orderIds = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            orderIds.add(insert(Ids.next("ord"), userId, i % 2 == 0 ? EBOOK : KEYBOARD));
+        }
+        return orderIds;
+    }
+
+    /** A PAID order with a given id, for an event that was enqueued before its order could be found. */
+    @Transactional
+    public void createOrderOnly(String orderId, String userId, String... productIds) {
+        persistOrder(orderId, userId, productIds);
+    }
+
+    /** An ORDER_PAID event alone; its order may not exist. */
+    @Transactional
+    public void enqueueOrderPaid(String orderId, String userId) {
+        outbox.enqueue(PaymentOutcomes.ORDER_PAID, "order", orderId,
+                Map.of("orderId", orderId, "paymentId", Ids.next("pay"), "userId", userId));
+    }
+
+    /**
+     * Pauses the scheduled relay so that only the test's own runs deliver events, and gives a run that had already
+     * started time to finish (one run over an idle outbox takes milliseconds).
+     */
+    public static void holdScheduledRelay(Scheduler scheduler) throws InterruptedException {
+        scheduler.pause(RELAY);
+        Thread.sleep(300);
+    }
+
+    public static void releaseScheduledRelay(Scheduler scheduler) {
+        scheduler.resume(RELAY);
+    }
+
+    public static String eventStatus(AgroalDataSource db, String orderId) {
+        return text(db, "SELECT status FROM outbox_events WHERE aggregate_type = 'order' AND aggregate_id = ?", orderId);
+    }
+
+    public static String orderStatus(AgroalDataSource db, String orderId) {
+        return text(db, "SELECT status FROM orders WHERE order_id = ?", orderId);
+    }
+
+    private static String text(AgroalDataSource db, String sql, String parameter) {
+        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, parameter);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? rows.getString(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String insert(String orderId, String userId, String... productIds) {
+        persistOrder(orderId, userId, productIds);
+        enqueueOrderPaid(orderId, userId);
+        return orderId;
+    }
+
+    private static void persistOrder(String orderId, String userId, String... productIds) {
+        Instant now = Timestamps.now();
+        Order order = new Order();
+        order.orderId = orderId;
+        order.userId = userId;
+        order.status = Order.Status.PAID;
+        order.currency = "RUB";
+        order.requestId = "test";
+        order.createdAt = now;
+        order.updatedAt = now;
+        BigDecimal total = BigDecimal.ZERO;
+        for (String productId : productIds) {
+            Product product = Product.findById(productId);
+            order.items.add(new Order.Line(productId, 1, product.price));
+            total = total.add(product.price);
+        }
+        order.total = total;
+        order.persist();
+    }
+}

@@ -1,0 +1,411 @@
+package dev.onceguard.operations;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.marcnuri.helm.LintResult;
+import dev.onceguard.operations.HelmChart.Rendered;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** helm lint and helm template of helm/onceguard, with the default values and with every switch. */
+class ChartTest {
+
+    private static final Map<String, Object> EVERY_SECRET_REFERENCE = Map.of(
+            "jwt.existingSecret", "onceguard-jwt",
+            "jwt.key", "jwks.json",
+            "stripe.existingSecret", "onceguard-stripe",
+            "sandbox.enabled", true,
+            "sandbox.webhookSecret.existingSecret", "onceguard-sandbox",
+            "console.users.existingSecret", "onceguard-console");
+
+    private static final Set<String> ALERTS = Set.of("OnceguardOperationsStuck", "OnceguardJobNotSucceeding",
+            "OnceguardOutboxLagging", "OnceguardConflictSpike", "OnceguardDuplicateWebhookSpike",
+            "OnceguardUnknownPayments");
+
+    @Test
+    void lintsCleanInStrictMode() {
+        LintResult lint = HelmChart.lint();
+
+        assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+        assertThat(lint.getMessages()).noneMatch(m -> m.startsWith("[ERROR]") || m.startsWith("[WARNING]"));
+    }
+
+    @Test
+    void defaultValuesRenderTheServiceAndNothingOptional() {
+        assertThat(HelmChart.render(Map.of()).kinds())
+                .containsExactly("ConfigMap", "Deployment", "Service", "ServiceAccount");
+    }
+
+    @Test
+    void probesPointAtTheQuarkusHealthEndpointsOnTheHttpPort() {
+        JsonNode container = HelmChart.render(Map.of()).container();
+
+        assertThat(container.at("/ports/0/name").asText()).isEqualTo("http");
+        assertThat(container.at("/ports/0/containerPort").asInt()).isEqualTo(8080);
+        assertThat(container.at("/startupProbe/httpGet/path").asText()).isEqualTo("/q/health/started");
+        assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/q/health/live");
+        assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/q/health/ready");
+        for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+            assertThat(container.path(probe).at("/httpGet/port").asText()).as(probe).isEqualTo("http");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"podSecurityContext.runAsUser,1001", "sandbox.enabled,true", "autoscaling.enabled,true"})
+    void theContainerIsLockedDownWhateverTheValues(String key, String value) {
+        Rendered rendered = HelmChart.render(Map.of(key, value));
+        JsonNode pod = rendered.only("Deployment").at("/spec/template/spec");
+        JsonNode container = rendered.container();
+
+        assertThat(pod.at("/securityContext/runAsNonRoot").asBoolean()).isTrue();
+        assertThat(pod.at("/securityContext/runAsUser").asInt()).isPositive();
+        assertThat(pod.at("/securityContext/seccompProfile/type").asText()).isEqualTo("RuntimeDefault");
+        assertThat(pod.path("automountServiceAccountToken").asBoolean(true)).isFalse();
+        JsonNode security = container.path("securityContext");
+        assertThat(security.path("runAsNonRoot").asBoolean()).isTrue();
+        assertThat(security.path("readOnlyRootFilesystem").asBoolean()).isTrue();
+        assertThat(security.path("allowPrivilegeEscalation").asBoolean(true)).isFalse();
+        assertThat(security.path("privileged").asBoolean(true)).isFalse();
+        assertThat(texts(security.at("/capabilities/drop"))).containsExactly("ALL");
+        assertThat(security.at("/capabilities/add").isMissingNode()).isTrue();
+        JsonNode tmp = find(container.path("volumeMounts"), "mountPath", "/tmp");
+        assertThat(find(pod.path("volumes"), "name", tmp.path("name").asText()).has("emptyDir")).isTrue();
+        assertThat(container.at("/resources/requests/cpu").isMissingNode()).isFalse();
+        assertThat(container.at("/resources/requests/memory").isMissingNode()).isFalse();
+        assertThat(container.at("/resources/limits/memory").isMissingNode()).isFalse();
+    }
+
+    @Test
+    void updatesRollWithoutTakingAPodAwayFirst() {
+        JsonNode deployment = HelmChart.render(Map.of()).only("Deployment");
+
+        assertThat(deployment.at("/spec/strategy/type").asText()).isEqualTo("RollingUpdate");
+        assertThat(deployment.at("/spec/strategy/rollingUpdate/maxUnavailable").asInt()).isZero();
+        assertThat(deployment.at("/spec/strategy/rollingUpdate/maxSurge").asInt()).isPositive();
+        assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void runsTheProdProfileAgainstTheConfiguredDatabaseWithTheSandboxOff() {
+        Rendered rendered = HelmChart.render(Map.of("database.url", "jdbc:postgresql://pg.db.svc:5432/shop"));
+        Map<String, JsonNode> env = rendered.env();
+
+        assertThat(env.get("QUARKUS_PROFILE").path("value").asText()).isEqualTo("prod");
+        assertThat(env.get("QUARKUS_DATASOURCE_JDBC_URL").path("value").asText())
+                .isEqualTo("jdbc:postgresql://pg.db.svc:5432/shop");
+        assertThat(rendered.only("ConfigMap").at("/data/ONCEGUARD_SANDBOX_ENABLED").asText()).isEqualTo("false");
+    }
+
+    @Test
+    void aDatabaseUrlIsRequiredAndCarriesNoCredentials() {
+        assertThatThrownBy(() -> HelmChart.render(Map.of("database.url", "")))
+                .hasMessageContaining("database");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("database.url", "jdbc:postgresql://pg/shop?password=hunter2")))
+                .hasMessageContaining("database");
+    }
+
+    @Test
+    void onceguardSettingsReachThePodAsEnvironmentFromTheConfigMap() {
+        Rendered rendered = HelmChart.render(Map.of(
+                "config.onceguard\\.idempotency\\.operations\\.create-order\\.retention", "48h"));
+        JsonNode configMap = rendered.only("ConfigMap");
+
+        assertThat(fieldNames(configMap.path("data"))).allMatch(name -> name.matches("ONCEGUARD_[A-Z0-9_]+"));
+        assertThat(configMap.at("/data/ONCEGUARD_IDEMPOTENCY_OPERATIONS_CREATE_ORDER_RETENTION").asText()).isEqualTo("48h");
+        assertThat(configMap.at("/data/ONCEGUARD_JOBS_OUTBOX_RELAY_EVERY").asText()).isEqualTo("1s");
+        assertThat(rendered.container().at("/envFrom/0/configMapRef/name").asText())
+                .isEqualTo(configMap.at("/metadata/name").asText());
+        assertThat(rendered.only("Deployment").at("/spec/template/metadata/annotations/checksum~1config").asText())
+                .hasSize(64);
+    }
+
+    @Test
+    void secretsAreReferencedByNameAndNeverRendered() {
+        Rendered rendered = HelmChart.render(EVERY_SECRET_REFERENCE);
+        Map<String, JsonNode> env = rendered.env();
+
+        assertThat(rendered.kinds()).doesNotContain("Secret");
+        for (String name : List.of("QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD",
+                "ONCEGUARD_STRIPE_API_KEY", "ONCEGUARD_WEBHOOKS_STRIPE_SECRET", "ONCEGUARD_WEBHOOKS_SANDBOX_SECRET")) {
+            assertThat(env).containsKey(name);
+            assertThat(env.get(name).has("value")).as(name).isFalse();
+            assertThat(env.get(name).at("/valueFrom/secretKeyRef/name").asText()).as(name).isNotBlank();
+        }
+        assertThat(env.keySet().stream().filter(n -> n.matches(".*(PASSWORD|SECRET|API_KEY|TOKEN).*")))
+                .allMatch(n -> env.get(n).has("valueFrom"));
+        JsonNode configMap = rendered.only("ConfigMap").path("data");
+        assertThat(fieldNames(configMap)).noneMatch(n -> n.matches(".*(PASSWORD|SECRET|API_KEY|TOKEN|PRIVATE).*"));
+        JsonNode pod = rendered.only("Deployment").at("/spec/template/spec");
+        assertThat(find(pod.path("volumes"), "name", "jwt").at("/secret/secretName").asText()).isEqualTo("onceguard-jwt");
+        assertThat(env.get("SMALLRYE_JWT_VERIFY_KEY_LOCATION").path("value").asText())
+                .isEqualTo("/etc/onceguard/jwt/jwks.json");
+        assertThat(find(pod.path("volumes"), "name", "console-users").at("/secret/secretName").asText())
+                .isEqualTo("onceguard-console");
+        assertThat(env.get("QUARKUS_CONFIG_LOCATIONS").path("value").asText())
+                .isEqualTo("/etc/onceguard/console/users.properties");
+        for (JsonNode mount : rendered.container().path("volumeMounts")) {
+            if (!mount.path("mountPath").asText().equals("/tmp")) {
+                assertThat(mount.path("readOnly").asBoolean()).as(mount.toString()).isTrue();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"onceguard.webhooks.stripe.secret,whsec_abc", "onceguard.stripe.api-key,sk_live_abc",
+            "onceguard.console.admin-password,hunter2"})
+    void aSecretPutIntoTheConfigMapIsRefused(String property, String value) {
+        assertThatThrownBy(() -> HelmChart.render(Map.of("config." + property.replace(".", "\\."), value)))
+                .hasMessageContaining(property);
+    }
+
+    @Test
+    void aJwtKeyComesFromOnePlaceOnly() {
+        Rendered byUrl = HelmChart.render(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
+                "jwt.issuer", "https://idp.example.com"));
+
+        assertThat(byUrl.env().get("MP_JWT_VERIFY_PUBLICKEY_LOCATION").path("value").asText())
+                .isEqualTo("https://idp.example.com/jwks.json");
+        assertThat(byUrl.env().get("MP_JWT_VERIFY_ISSUER").path("value").asText()).isEqualTo("https://idp.example.com");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
+                "jwt.existingSecret", "onceguard-jwt"))).hasMessageContaining("not both");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"ingress.enabled,Ingress", "podDisruptionBudget.enabled,PodDisruptionBudget",
+            "autoscaling.enabled,HorizontalPodAutoscaler", "serviceMonitor.enabled,ServiceMonitor",
+            "prometheusRule.enabled,PrometheusRule", "grafanaDashboard.enabled,ConfigMap"})
+    void eachSwitchAddsItsObject(String flag, String kind) {
+        Rendered off = HelmChart.render(Map.of());
+        Rendered on = HelmChart.render(Map.of(flag, true));
+
+        assertThat(on.all(kind)).hasSize(off.all(kind).size() + 1);
+        assertThat(on.objects()).hasSize(off.objects().size() + 1);
+    }
+
+    @Test
+    void theIngressRoutesTheApiAndKeepsQuarkusEndpointsInside() {
+        Rendered rendered = HelmChart.render(Map.of("ingress.enabled", true));
+        JsonNode rule = rendered.only("Ingress").at("/spec/rules/0");
+        String service = rendered.only("Service").at("/metadata/name").asText();
+
+        List<String> paths = new ArrayList<>();
+        for (JsonNode path : rule.at("/http/paths")) {
+            paths.add(path.path("path").asText());
+            assertThat(path.at("/backend/service/name").asText()).isEqualTo(service);
+            assertThat(path.at("/backend/service/port/name").asText()).isEqualTo("http");
+        }
+        assertThat(paths).containsExactly("/api", "/webhooks", "/console");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("ingress.enabled", true, "ingress.paths[0]", "/q")))
+                .hasMessageContaining("ingress");
+    }
+
+    @Test
+    void theDisruptionBudgetAndTheAutoscalerTargetTheDeployment() {
+        Rendered rendered = HelmChart.render(Map.of("podDisruptionBudget.enabled", true, "autoscaling.enabled", true));
+        JsonNode deployment = rendered.only("Deployment");
+        Map<String, String> podLabels = strings(deployment.at("/spec/template/metadata/labels"));
+
+        assertThat(podLabels).containsAllEntriesOf(
+                strings(rendered.only("PodDisruptionBudget").at("/spec/selector/matchLabels")));
+        assertThat(rendered.only("PodDisruptionBudget").at("/spec/minAvailable").asInt()).isEqualTo(1);
+        JsonNode hpa = rendered.only("HorizontalPodAutoscaler");
+        assertThat(hpa.at("/spec/scaleTargetRef/kind").asText()).isEqualTo("Deployment");
+        assertThat(hpa.at("/spec/scaleTargetRef/name").asText()).isEqualTo(deployment.at("/metadata/name").asText());
+        assertThat(deployment.at("/spec/replicas").isMissingNode()).as("replicas are the autoscaler's").isTrue();
+    }
+
+    @Test
+    void theServiceMonitorScrapesQuarkusMetricsFromTheService() {
+        Rendered rendered = HelmChart.render(Map.of("serviceMonitor.enabled", true));
+        JsonNode monitor = rendered.only("ServiceMonitor");
+        JsonNode service = rendered.only("Service");
+
+        assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
+        assertThat(monitor.at("/spec/endpoints/0/port").asText()).isEqualTo(service.at("/spec/ports/0/name").asText());
+        assertThat(monitor.at("/spec/endpoints/0/honorLabels").asBoolean()).isTrue();
+        assertThat(strings(service.at("/metadata/labels")))
+                .containsAllEntriesOf(strings(monitor.at("/spec/selector/matchLabels")));
+        assertThat(texts(monitor.at("/spec/namespaceSelector/matchNames"))).containsExactly(HelmChart.NAMESPACE);
+    }
+
+    @Test
+    void thePrometheusRuleHasEveryAlertEachWithARunbookSectionOfTheReadme() throws IOException {
+        List<JsonNode> rules = rules(HelmChart.render(Map.of("prometheusRule.enabled", true)));
+        Set<String> anchors = readmeAnchors();
+
+        assertThat(rules.stream().map(r -> r.path("alert").asText()).collect(Collectors.toSet())).isEqualTo(ALERTS);
+        for (JsonNode rule : rules) {
+            String runbook = rule.at("/annotations/runbook_url").asText();
+            assertThat(runbook).as(rule.path("alert").asText())
+                    .startsWith("https://github.com/onceguard/onceguard/blob/main/README.md#");
+            assertThat(anchors).as("README section for " + runbook).contains(runbook.substring(runbook.indexOf('#') + 1));
+            assertThat(rule.at("/annotations/summary").asText()).isNotBlank();
+            assertThat(rule.at("/labels/severity").asText()).isIn("critical", "warning");
+        }
+        assertThat(rule(rules, "OnceguardOperationsStuck").path("expr").asText())
+                .contains("onceguard_operations_processing{", "stale=\"true\"").endsWith("> 0");
+        assertThat(rule(rules, "OnceguardOperationsStuck").path("for").asText()).isEqualTo("10m");
+        assertThat(rule(rules, "OnceguardOutboxLagging").path("expr").asText())
+                .contains("onceguard_outbox_oldest_age_seconds").endsWith("> 300");
+        assertThat(rule(rules, "OnceguardUnknownPayments").path("expr").asText())
+                .contains("onceguard_payments_unknown_oldest_age_seconds").endsWith("> 900");
+        assertThat(rule(rules, "OnceguardConflictSpike").path("expr").asText())
+                .contains("outcome=\"conflict\"", "onceguard_idempotency_requests_total");
+        assertThat(rule(rules, "OnceguardDuplicateWebhookSpike").path("expr").asText())
+                .contains("outcome=\"duplicate\"", "onceguard_webhook_deliveries_total");
+    }
+
+    @Test
+    void eachScheduledJobIsAlertedAfterThreeOfItsIntervalsAndAJobSwitchedOffIsNot() {
+        Map<String, String> thresholds = jobThresholds(HelmChart.render(Map.of("prometheusRule.enabled", true)));
+        Map<String, String> withoutReconciliation = jobThresholds(HelmChart.render(Map.of("prometheusRule.enabled", true,
+                "config.onceguard\\.jobs\\.reconciliation\\.every", "off")));
+
+        assertThat(thresholds).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "retention-cleanup", "1800", "lease-recovery", "45", "reconciliation", "90", "outbox-relay", "3"));
+        assertThat(withoutReconciliation).doesNotContainKey("reconciliation").containsKey("lease-recovery");
+    }
+
+    @Test
+    void theDashboardShipsForTheGrafanaSidecarAsItIsInTheChart() throws IOException {
+        JsonNode configMap = HelmChart.render(Map.of("grafanaDashboard.enabled", true)).all("ConfigMap").stream()
+                .filter(c -> c.at("/metadata/labels/grafana_dashboard").isTextual()).findFirst().orElseThrow();
+
+        assertThat(configMap.at("/metadata/labels/grafana_dashboard").asText()).isEqualTo("1");
+        assertThat(new ObjectMapper().readTree(configMap.at("/data/onceguard.json").asText()))
+                .isEqualTo(HelmChart.dashboard());
+    }
+
+    @Test
+    void theDashboardShowsWhatOperatorsWatch() {
+        JsonNode dashboard = HelmChart.dashboard();
+        List<String> expressions = HelmChart.dashboardExpressions();
+
+        assertThat(dashboard.path("uid").asText()).isEqualTo("onceguard");
+        assertThat(HelmChart.metricNames(expressions)).contains("onceguard_idempotency_requests_total",
+                "onceguard_webhook_deliveries_total", "onceguard_operations_processing", "onceguard_outbox_pending",
+                "onceguard_outbox_oldest_age_seconds", "onceguard_payments_unknown",
+                "onceguard_payments_unknown_oldest_age_seconds", "onceguard_job_last_success_timestamp_seconds",
+                "http_server_requests_seconds_bucket");
+        assertThat(expressions).anyMatch(e -> e.contains("outcome=\"replayed\""))
+                .anyMatch(e -> e.contains("outcome=\"conflict\""))
+                .anyMatch(e -> e.contains("outcome=\"duplicate\""))
+                .anyMatch(e -> e.contains("stale=\"true\""))
+                .anyMatch(e -> e.startsWith("histogram_quantile(0.5,"))
+                .anyMatch(e -> e.startsWith("histogram_quantile(0.99,"));
+        for (JsonNode panel : dashboard.path("panels")) {
+            if (!panel.path("type").asText().equals("row")) {
+                assertThat(panel.at("/datasource/uid").asText()).as(panel.path("title").asText()).isEqualTo("${datasource}");
+                assertThat(panel.path("targets")).as(panel.path("title").asText()).isNotEmpty();
+            }
+        }
+    }
+
+    @Test
+    void theNotesSayWhereTheServiceIsAndWarnAboutWhatIsMissing() {
+        String bare = HelmChart.notes(Map.of());
+        String complete = HelmChart.notes(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
+                "stripe.existingSecret", "onceguard-stripe", "ingress.enabled", true));
+
+        assertThat(bare).contains("og-onceguard.shop.svc:8080/api", "/q/health/ready", "onceguard-database",
+                "no JWT verification key", "stripe.existingSecret is empty");
+        assertThat(complete).contains("http://onceguard.example.com (/api, /webhooks, /console)")
+                .doesNotContain("WARNING");
+    }
+
+    @Test
+    void theChartReadmeDocumentsEveryValue() throws IOException {
+        JsonNode values = new YAMLMapper().readTree(HelmChart.CHART.resolve("values.yaml").toFile());
+        String readme = Files.readString(HelmChart.CHART.resolve("README.md"));
+        List<String> paths = new ArrayList<>();
+        leaves("", values, paths);
+
+        assertThat(paths).hasSizeGreaterThan(50);
+        assertThat(paths.stream().filter(path -> !readme.contains("`" + path + "`")).toList())
+                .as("values missing from helm/onceguard/README.md").isEmpty();
+    }
+
+    /** Dotted paths of the values' leaves; the entries of {@code config} are named by their property alone. */
+    private static void leaves(String path, JsonNode node, List<String> into) {
+        if (!node.isObject() || node.isEmpty()) {
+            into.add(path);
+            return;
+        }
+        node.fields().forEachRemaining(entry -> leaves(path.equals("config") ? entry.getKey()
+                : path.isEmpty() ? entry.getKey() : path + "." + entry.getKey(), entry.getValue(), into));
+    }
+
+    private static List<JsonNode> rules(Rendered rendered) {
+        List<JsonNode> rules = new ArrayList<>();
+        rendered.only("PrometheusRule").at("/spec/groups").forEach(group -> group.path("rules").forEach(rules::add));
+        return rules;
+    }
+
+    private static JsonNode rule(List<JsonNode> rules, String alert) {
+        return rules.stream().filter(r -> r.path("alert").asText().equals(alert)).findFirst().orElseThrow();
+    }
+
+    /** Job name to the seconds in its "not succeeding" expression. */
+    private static Map<String, String> jobThresholds(Rendered rendered) {
+        Map<String, String> thresholds = new HashMap<>();
+        for (JsonNode rule : rules(rendered)) {
+            if (rule.path("alert").asText().equals("OnceguardJobNotSucceeding")) {
+                String expr = rule.path("expr").asText();
+                String job = expr.replaceAll("(?s).*job=\"([a-z-]+)\".*", "$1");
+                thresholds.put(job, expr.replaceAll("(?s).*> ([0-9]+)$", "$1"));
+            }
+        }
+        return thresholds;
+    }
+
+    /** The anchors GitHub gives the README's headings. */
+    private static Set<String> readmeAnchors() throws IOException {
+        Set<String> anchors = new TreeSet<>();
+        for (String line : Files.readAllLines(Path.of("README.md"))) {
+            if (line.startsWith("#")) {
+                anchors.add(line.replaceFirst("^#+\\s*", "").trim().toLowerCase(Locale.ROOT)
+                        .replaceAll("[^a-z0-9 _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
+    }
+
+    private static JsonNode find(JsonNode array, String field, String value) {
+        return StreamSupport.stream(array.spliterator(), false).filter(n -> n.path(field).asText().equals(value))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + field + "=" + value + " in " + array));
+    }
+
+    private static List<String> texts(JsonNode array) {
+        return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
+    }
+
+    private static List<String> fieldNames(JsonNode object) {
+        List<String> names = new ArrayList<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    private static Map<String, String> strings(JsonNode object) {
+        Map<String, String> map = new HashMap<>();
+        object.fields().forEachRemaining(e -> map.put(e.getKey(), e.getValue().asText()));
+        return map;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.onceguard.operations;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static io.restassured.RestAssured.given;
+import static io.restassured.RestAssured.when;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the chart promises about the running service: every series its dashboard and alerts read is exported, and its
+ * probes answer. The {@code onceguard_*} series are registered with zero values at start-up, so they are read first,
+ * before this class sends any traffic (other classes may run before it on the same application; presence does not
+ * depend on that). The latency histogram exists per endpoint once the endpoint has served a request.
+ */
+@QuarkusTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DashboardMetricsTest {
+
+    @Test
+    @Order(1)
+    void everyOnceguardSeriesOfTheDashboardAndTheAlertsIsExportedFromStartUp() {
+        String scrape = when().get("/q/metrics").then().statusCode(200).extract().asString();
+
+        List<String> wanted = wantedNames().stream().filter(n -> n.startsWith("onceguard_")).toList();
+
+        assertThat(wanted).isNotEmpty();
+        assertThat(missing(wanted, scrape)).as("named in the dashboard or the alerts, absent from /q/metrics").isEmpty();
+    }
+
+    @Test
+    @Order(2)
+    void theLatencyHistogramOfTheDashboardIsPublishedWithItsBuckets() {
+        given().get("/api/products").then().statusCode(401);
+
+        String scrape = when().get("/q/metrics").then().statusCode(200).extract().asString();
+        List<String> wanted = wantedNames().stream().filter(n -> n.startsWith("http_server_requests_")).toList();
+        Set<String> buckets = scrape.lines()
+                .filter(l -> l.startsWith("http_server_requests_seconds_bucket{") && l.contains("uri=\"/api/products\"")
+                        && l.contains("status=\"401\""))
+                .map(l -> l.replaceAll(".*le=\"([^\"]+)\".*", "$1"))
+                .collect(Collectors.toSet());
+
+        assertThat(wanted).contains("http_server_requests_seconds_bucket");
+        assertThat(missing(wanted, scrape)).isEmpty();
+        assertThat(buckets).contains("0.002", "0.1", "1.0", "10.0", "+Inf").hasSize(13);
+    }
+
+    @Test
+    @Order(3)
+    void theChartsProbesAnswerOnTheirPaths() {
+        JsonNode container = HelmChart.render(Map.of()).container();
+
+        for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+            String path = container.path(probe).at("/httpGet/path").asText();
+            when().get(path).then().statusCode(200);
+        }
+    }
+
+    private static List<String> wantedNames() {
+        List<String> expressions = new ArrayList<>(HelmChart.dashboardExpressions());
+        expressions.addAll(HelmChart.alertExpressions());
+        return HelmChart.metricNames(expressions);
+    }
+
+    private static List<String> missing(List<String> names, String scrape) {
+        return names.stream()
+                .filter(name -> scrape.lines().noneMatch(l -> l.startsWith(name + "{") || l.startsWith(name + " ")))
+                .toList();
+    }
+}

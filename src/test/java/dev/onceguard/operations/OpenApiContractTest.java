@@ -1,0 +1,183 @@
+package dev.onceguard.operations;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import static io.restassured.RestAssured.when;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** /q/openapi describes every /api and /webhooks operation: Idempotency-Key, every error code, examples. */
+@QuarkusTest
+class OpenApiContractTest {
+
+    private static final Set<String> SERVER_ERRORS = Set.of("INTERNAL_ERROR", "SERVICE_UNAVAILABLE");
+    private static final Set<String> AUTHENTICATED_READ = union(SERVER_ERRORS, Set.of("UNAUTHORIZED", "NOT_ACCEPTABLE"));
+    private static final Set<String> IDEMPOTENT_WRITE = union(AUTHENTICATED_READ, Set.of("MALFORMED_JSON",
+            "VALIDATION_FAILED", "IDEMPOTENCY_KEY_MISSING", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED",
+            "OPERATION_IN_PROGRESS", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"));
+
+    /** The error codes each operation can answer, as the contract and the code say. */
+    private static final Map<String, Set<String>> ERROR_CODES = Map.of(
+            "GET /api/products", AUTHENTICATED_READ,
+            "POST /api/orders", union(IDEMPOTENT_WRITE, Set.of("OUT_OF_STOCK")),
+            "GET /api/orders", union(AUTHENTICATED_READ, Set.of("VALIDATION_FAILED")),
+            "GET /api/orders/{orderId}", union(AUTHENTICATED_READ, Set.of("ORDER_NOT_FOUND")),
+            "POST /api/orders/{orderId}/payments", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND",
+                    "ORDER_ALREADY_PAID", "ORDER_NOT_PAYABLE", "PAYMENT_ATTEMPT_UNRESOLVED", "PROVIDER_UNAVAILABLE")),
+            "GET /api/payments/{paymentId}", union(AUTHENTICATED_READ, Set.of("PAYMENT_NOT_FOUND")),
+            "POST /webhooks/{provider}", union(SERVER_ERRORS, Set.of("PROVIDER_NOT_FOUND", "WEBHOOK_SIGNATURE_INVALID",
+                    "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE")));
+
+    private JsonNode openapi;
+
+    // Fetched per test: RestAssured points at the test application only while a test method runs.
+    @BeforeEach
+    void fetch() throws Exception {
+        openapi = new ObjectMapper().readTree(when().get("/q/openapi?format=json").then().statusCode(200)
+                .extract().asString());
+    }
+
+    @Test
+    void everyApiAndWebhookOperationOfTheCodeIsDescribedByTheContractOnly() throws IOException, ClassNotFoundException {
+        List<String> served = new ArrayList<>();
+        for (Class<?> resource : resourcesUnder("/api", "/webhooks")) {
+            for (Method method : resource.getDeclaredMethods()) {
+                for (Annotation annotation : method.getAnnotations()) {
+                    HttpMethod verb = annotation.annotationType().getAnnotation(HttpMethod.class);
+                    if (verb != null) {
+                        served.add(verb.value() + " " + path(resource, method));
+                    }
+                }
+            }
+        }
+
+        assertThat(served).containsExactlyInAnyOrderElementsOf(ERROR_CODES.keySet());
+        for (String operation : served) {
+            assertThat(operation(operation).isObject()).as(operation).isTrue();
+            assertThat(texts(operation(operation).path("tags"))).as(operation + ": written, not scanned")
+                    .isSubsetOf("Catalog", "Orders", "Payments", "Webhooks");
+        }
+    }
+
+    @Test
+    void bothStateChangingCallsRequireTheIdempotencyKeyHeader() {
+        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments")) {
+            JsonNode key = null;
+            for (JsonNode parameter : operation(operation).path("parameters")) {
+                JsonNode resolved = resolve(parameter);
+                if (resolved.path("name").asText().equals("Idempotency-Key")) {
+                    key = resolved;
+                }
+            }
+            assertThat(key).as(operation).isNotNull();
+            assertThat(key.path("in").asText()).isEqualTo("header");
+            assertThat(key.path("required").asBoolean()).isTrue();
+            assertThat(key.at("/schema/maxLength").asInt()).isEqualTo(255);
+            assertThat(key.path("example").asText()).isNotBlank();
+        }
+    }
+
+    @Test
+    void everyOperationListsItsErrorCodesEachWithAnExampleOfItsStatus() {
+        ERROR_CODES.forEach((operation, expected) -> {
+            Set<String> documented = new TreeSet<>();
+            operation(operation).path("responses").fields().forEachRemaining(entry -> {
+                JsonNode response = resolve(entry.getValue());
+                if (entry.getKey().startsWith("2")) {
+                    assertThat(response.at("/content/application~1json/examples").size())
+                            .as(operation + " " + entry.getKey() + " example").isPositive();
+                    return;
+                }
+                JsonNode examples = response.at("/content/application~1problem+json/examples");
+                assertThat(examples.size()).as(operation + " " + entry.getKey() + " examples").isPositive();
+                examples.forEach(example -> {
+                    JsonNode problem = resolve(example).path("value");
+                    assertThat(problem.path("status").asText()).as(operation + " " + problem.path("code"))
+                            .isEqualTo(entry.getKey());
+                    documented.add(problem.path("code").asText());
+                });
+            });
+            assertThat(documented).as(operation).isEqualTo(new TreeSet<>(expected));
+        });
+    }
+
+    @Test
+    void requestBodiesOfTheWritesHaveASchemaAndAnExample() {
+        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments")) {
+            JsonNode body = operation(operation).at("/requestBody/content/application~1json");
+            assertThat(resolve(body.path("schema")).path("required").size()).as(operation).isPositive();
+            assertThat(body.path("examples").size()).as(operation).isPositive();
+        }
+    }
+
+    private JsonNode operation(String operation) {
+        String[] verbAndPath = operation.split(" ", 2);
+        return openapi.path("paths").path(verbAndPath[1]).path(verbAndPath[0].toLowerCase(Locale.ROOT));
+    }
+
+    private JsonNode resolve(JsonNode node) {
+        JsonNode current = node;
+        while (current.has("$ref")) {
+            current = openapi.at(current.path("$ref").asText().substring(1));
+        }
+        return current;
+    }
+
+    /** The JAX-RS resource classes of the application whose path starts with one of {@code prefixes}. */
+    private static List<Class<?>> resourcesUnder(String... prefixes) throws IOException, ClassNotFoundException {
+        java.nio.file.Path classes = java.nio.file.Path.of("target", "classes");
+        List<Class<?>> resources = new ArrayList<>();
+        try (Stream<java.nio.file.Path> files = Files.walk(classes)) {
+            for (java.nio.file.Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                String name = classes.relativize(file).toString().replace(".class", "").replace('/', '.');
+                Class<?> type = Class.forName(name, false, OpenApiContractTest.class.getClassLoader());
+                Path path = type.getAnnotation(Path.class);
+                if (!type.isInterface() && path != null
+                        && Stream.of(prefixes).anyMatch(prefix -> path.value().startsWith(prefix))) {
+                    resources.add(type);
+                }
+            }
+        }
+        return resources;
+    }
+
+    private static List<String> texts(JsonNode array) {
+        List<String> texts = new ArrayList<>();
+        array.forEach(node -> texts.add(node.asText()));
+        return texts;
+    }
+
+    private static String path(Class<?> resource, Method method) {
+        String path = resource.getAnnotation(Path.class).value();
+        if (method.isAnnotationPresent(Path.class)) {
+            path = path.replaceAll("/$", "") + "/" + method.getAnnotation(Path.class).value().replaceAll("^/", "");
+        }
+        return path;
+    }
+
+    @SafeVarargs
+    private static Set<String> union(Set<String>... sets) {
+        Set<String> all = new TreeSet<>();
+        for (Set<String> set : sets) {
+            all.addAll(set);
+        }
+        return all;
+    }
+}
