@@ -1,0 +1,68 @@
+package dev.onceguard.platform;
+
+import io.agroal.api.AgroalDataSource;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Gauges whose values are columns of one SQL row. The query runs at most once per {@link #FRESH_FOR} however often
+ * the gauges are scraped; when the database does not answer, the last values read stay (zeros before the first).
+ * Register every series at start-up so dashboards and alerts never meet an absent one.
+ */
+@ApplicationScoped
+public class DatabaseGauges {
+
+    static final Duration FRESH_FOR = Duration.ofSeconds(5);
+    private static final Logger LOG = Logger.getLogger(DatabaseGauges.class);
+
+    private record Reading(double[] values, Instant readAt) {
+    }
+
+    private final AgroalDataSource dataSource;
+    private final MeterRegistry registry;
+    private final Map<String, Reading> readings = new ConcurrentHashMap<>();
+
+    public DatabaseGauges(AgroalDataSource dataSource, MeterRegistry registry) {
+        this.dataSource = dataSource;
+        this.registry = registry;
+    }
+
+    /** A gauge showing column {@code column} (1-based) of the single row {@code sql} returns. */
+    public void register(String name, String description, String sql, int column, String... tags) {
+        Gauge.builder(name, this, gauges -> gauges.value(sql, column))
+                .description(description).tags(tags).strongReference(true).register(registry);
+    }
+
+    private double value(String sql, int column) {
+        double[] values = readings.compute(sql, (query, last) ->
+                last != null && last.readAt().plus(FRESH_FOR).isAfter(Instant.now()) ? last : query(query, last)).values();
+        return column <= values.length ? values[column - 1] : 0;
+    }
+
+    private Reading query(String sql, Reading last) {
+        try (Connection connection = dataSource.getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery(sql)) {
+            row.next();
+            double[] values = new double[row.getMetaData().getColumnCount()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = row.getDouble(i + 1);
+            }
+            return new Reading(values, Instant.now());
+        } catch (SQLException e) {
+            LOG.debugf("gauge query failed, keeping the last values: %s", e.getMessage());
+            return last != null ? last : new Reading(new double[0], Instant.EPOCH);
+        }
+    }
+}
