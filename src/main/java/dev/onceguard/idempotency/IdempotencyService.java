@@ -3,6 +3,7 @@ package dev.onceguard.idempotency;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.idempotency.IdempotentResponse.Outcome;
+import dev.onceguard.platform.HourlyActivity;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -62,11 +63,13 @@ public class IdempotencyService {
     private final JsonRequests jsonRequests;
     private final ObjectMapper json;
     private final IdempotencyConfig config;
+    private final HourlyActivity activity;
     private final Map<Operation, Map<Outcome, Counter>> requests = new EnumMap<>(Operation.class);
 
     public IdempotencyService(EntityManager em, JsonRequests jsonRequests, ObjectMapper json,
-                              IdempotencyConfig config, MeterRegistry registry) {
+                              IdempotencyConfig config, HourlyActivity activity, MeterRegistry registry) {
         this.em = em;
+        this.activity = activity;
         this.jsonRequests = jsonRequests;
         this.json = json;
         this.config = config;
@@ -404,6 +407,7 @@ public class IdempotencyService {
 
     private void count(Operation operation, Outcome outcome) {
         requests.get(operation).get(outcome).increment();
+        activity.record("requests." + outcome.label());
     }
 
     private byte[] toBytes(Object body) {

@@ -3,6 +3,7 @@ package dev.onceguard.platform.embedded;
 import io.smallrye.jwt.build.Jwt;
 
 import java.io.IOException;
+import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * The way into a service in embedded mode, kept in its data folder: an HS256 signing key (a JWK {@code oct} file)
@@ -66,6 +68,20 @@ final class DemoAccess {
                 "smallrye.jwt.verify.key.location", signingKey.toString(),
                 "smallrye.jwt.verify.algorithm", "HS256",
                 "mp.jwt.verify.issuer", ISSUER);
+    }
+
+    /** The console's admin login, as the built-in user that the console's form and Basic login accept. */
+    Map<String, String> consoleSettings() {
+        Properties login = new Properties();
+        try (Reader reader = Files.newBufferedReader(adminLogin)) {
+            login.load(reader);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String username = login.getProperty("username", ADMIN);
+        return Map.of(
+                "quarkus.security.users.embedded.users." + username, login.getProperty("password"),
+                "quarkus.security.users.embedded.roles." + username, "admin");
     }
 
     String userToken() {

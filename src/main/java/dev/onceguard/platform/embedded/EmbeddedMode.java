@@ -54,6 +54,8 @@ public final class EmbeddedMode implements AutoCloseable {
             database = EmbeddedDatabase.start(dataFolder);
             DemoAccess access = DemoAccess.prepare(dataFolder);
             Map<String, String> settings = new HashMap<>(access.verificationSettings());
+            settings.putAll(access.consoleSettings());
+            settings.put("onceguard.sandbox.enabled", "true");
             settings.put(JDBC_URL, database.jdbcUrl());
             settings.put("quarkus.datasource.username", EmbeddedDatabase.USERNAME);
             settings.put(DATA_FOLDER, dataFolder.toString());

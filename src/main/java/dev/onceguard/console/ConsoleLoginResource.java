@@ -1,0 +1,45 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.NewCookie;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.net.URI;
+
+/** The login form (posted to Quarkus' form authentication at {@code /j_security_check}) and logout. */
+@Path("/console")
+@Produces(MediaType.TEXT_HTML)
+public class ConsoleLoginResource {
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance login(boolean failed);
+    }
+
+    private final String sessionCookie;
+
+    ConsoleLoginResource(@ConfigProperty(name = "quarkus.http.auth.form.cookie-name") String sessionCookie) {
+        this.sessionCookie = sessionCookie;
+    }
+
+    @GET
+    @Path("/login")
+    public TemplateInstance login(@QueryParam("error") boolean failed) {
+        return Templates.login(failed);
+    }
+
+    @POST
+    @Path("/logout")
+    public Response logout() {
+        NewCookie expired = new NewCookie.Builder(sessionCookie).path("/").value("").maxAge(0).httpOnly(true).build();
+        return Response.seeOther(URI.create("/console/login")).cookie(expired).build();
+    }
+}
