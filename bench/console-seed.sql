@@ -72,6 +72,11 @@ END $$;
 \endif
 \endif
 
+-- One session, one big transaction: room for its sorts and hashes, no wait for each commit's flush.
+SET work_mem = '256MB';
+SET maintenance_work_mem = '256MB';
+SET synchronous_commit = off;
+
 \timing on
 
 -- Deterministic pseudo-random numbers in [0, 1) and time-ordered ids like the service's (Ids: 48 bits of
