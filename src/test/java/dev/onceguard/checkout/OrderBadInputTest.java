@@ -161,6 +161,8 @@ class OrderBadInputTest {
                 Arguments.of(Map.of()),
                 Arguments.of(Map.of("Authorization", "Bearer not-a-jwt")),
                 Arguments.of(Map.of("Authorization", "Basic dXNlcjpwYXNz")),
+                // a valid console login (admin:admin-password) is no way into the API
+                Arguments.of(Map.of("Authorization", "Basic YWRtaW46YWRtaW4tcGFzc3dvcmQ=")),
                 Arguments.of(Map.of("Authorization", "Bearer " + Jwt.issuer(TestTokens.ISSUER).subject(user)
                         .signWithSecret("another-secret-that-is-long-enough-for-hs256"))),
                 Arguments.of(Map.of("Authorization", "Bearer " + Jwt.issuer("https://somebody.else").subject(user)

@@ -34,7 +34,8 @@ class ChartTest {
             "stripe.existingSecret", "onceguard-stripe",
             "sandbox.enabled", true,
             "sandbox.webhookSecret.existingSecret", "onceguard-sandbox",
-            "console.users.existingSecret", "onceguard-console");
+            "console.users.existingSecret", "onceguard-console",
+            "console.sessionKey.existingSecret", "onceguard-console-session");
 
     private static final Set<String> ALERTS = Set.of("OnceguardOperationsStuck", "OnceguardJobNotSucceeding",
             "OnceguardOutboxLagging", "OnceguardConflictSpike", "OnceguardDuplicateWebhookSpike",
@@ -144,7 +145,8 @@ class ChartTest {
 
         assertThat(rendered.kinds()).doesNotContain("Secret");
         for (String name : List.of("QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD",
-                "ONCEGUARD_STRIPE_API_KEY", "ONCEGUARD_WEBHOOKS_STRIPE_SECRET", "ONCEGUARD_WEBHOOKS_SANDBOX_SECRET")) {
+                "ONCEGUARD_STRIPE_API_KEY", "ONCEGUARD_WEBHOOKS_STRIPE_SECRET", "ONCEGUARD_WEBHOOKS_SANDBOX_SECRET",
+                "QUARKUS_HTTP_AUTH_SESSION_ENCRYPTION_KEY")) {
             assertThat(env).containsKey(name);
             assertThat(env.get(name).has("value")).as(name).isFalse();
             assertThat(env.get(name).at("/valueFrom/secretKeyRef/name").asText()).as(name).isNotBlank();
@@ -323,10 +325,11 @@ class ChartTest {
     void theNotesSayWhereTheServiceIsAndWarnAboutWhatIsMissing() {
         String bare = HelmChart.notes(Map.of());
         String complete = HelmChart.notes(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
-                "stripe.existingSecret", "onceguard-stripe", "ingress.enabled", true));
+                "stripe.existingSecret", "onceguard-stripe", "ingress.enabled", true,
+                "console.sessionKey.existingSecret", "onceguard-console-session"));
 
         assertThat(bare).contains("og-onceguard.shop.svc:8080/api", "/q/health/ready", "onceguard-database",
-                "no JWT verification key", "stripe.existingSecret is empty");
+                "no JWT verification key", "stripe.existingSecret is empty", "no console.sessionKey.existingSecret");
         assertThat(complete).contains("http://onceguard.example.com (/api, /webhooks, /console)")
                 .doesNotContain("WARNING");
     }
