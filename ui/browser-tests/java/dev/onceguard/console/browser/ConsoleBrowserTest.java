@@ -19,9 +19,12 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.URL;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,7 +77,7 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    void supportFindsAKeyAndReadsTheVerdictOfItsChain() throws IOException {
+    void supportFindsAKeyAndReadsTheVerdictOfItsChain() {
         Purchase purchase = paidAndRetriedPurchase();
 
         try (BrowserContext context = browser.newContext(new Browser.NewContextOptions().setViewportSize(1280, 900))) {
@@ -93,10 +96,17 @@ class ConsoleBrowserTest {
             assertThat(verdict).containsText("One license issued.");
             assertThat(page.locator(".timeline li").first()).isVisible();
             assertThat(page.getByText(purchase.orderId()).first()).isVisible();
+            String paymentId = paymentOf(purchase.orderId());
+            Locator paymentRow = page.locator("tbody th").filter(new Locator.FilterOptions().setHasText(paymentId));
+            assertThat(paymentRow.evaluate("cell => cell.innerText.trim()"))
+                    .as("an id as the page renders it, to be copied into a ticket or a query").isEqualTo(paymentId);
 
-            Path shot = screenshot(page, "operation-detail-1280");
+            screenshot(page, "operation-detail-1280");
             if (Boolean.getBoolean("onceguard.screenshots.update")) {
-                Files.copy(shot, README_SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
+                double timelineBottom = (Double) page.locator("section:has(> #timeline-heading)")
+                        .evaluate("section => section.getBoundingClientRect().bottom + window.scrollY");
+                page.screenshot(new Page.ScreenshotOptions().setPath(README_SCREENSHOT).setFullPage(true)
+                        .setClip(0, 0, 1280, Math.ceil(timelineBottom) + 24));
             }
         }
     }
@@ -238,6 +248,19 @@ class ConsoleBrowserTest {
         return Database.count(db, "SELECT id FROM idempotency_records WHERE user_id = ? AND idempotency_key = ?", userId, key);
     }
 
+    private String paymentOf(String orderId) {
+        try (Connection connection = db.getConnection();
+             PreparedStatement statement = connection.prepareStatement("SELECT payment_id FROM payments WHERE order_id = ?")) {
+            statement.setString(1, orderId);
+            try (ResultSet row = statement.executeQuery()) {
+                assertThat(row.next()).as("a payment of " + orderId).isTrue();
+                return row.getString(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private Page signIn(BrowserContext context, String user, String password) {
         Page page = context.newPage();
         page.navigate(url("console"));
@@ -264,10 +287,8 @@ class ConsoleBrowserTest {
         return Integer.MAX_VALUE;
     }
 
-    private static Path screenshot(Page page, String name) {
-        Path file = SCREENSHOTS.resolve(name + ".png");
-        page.screenshot(new Page.ScreenshotOptions().setPath(file).setFullPage(true));
-        return file;
+    private static void screenshot(Page page, String name) {
+        page.screenshot(new Page.ScreenshotOptions().setPath(SCREENSHOTS.resolve(name + ".png")).setFullPage(true));
     }
 
     private String url(String path) {
