@@ -15,6 +15,7 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -63,10 +64,18 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void startChromium() throws IOException {
-        SystemChromium.assumeInstalled();
+        if (!SystemChromium.installed()) {
+            SystemChromium.printSkipBanner();
+            return;
+        }
         Files.createDirectories(SCREENSHOTS);
         playwright = SystemChromium.playwright();
         browser = SystemChromium.launch(playwright);
+    }
+
+    @BeforeEach
+    void skipWithoutChromium() {
+        SystemChromium.assumeInstalled();
     }
 
     @AfterAll

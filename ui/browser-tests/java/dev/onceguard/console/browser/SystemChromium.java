@@ -27,24 +27,29 @@ final class SystemChromium {
     private SystemChromium() {
     }
 
-    /** Skips the calling test class, loudly, when the browser is not installed; never fails it. */
-    static void assumeInstalled() {
-        boolean installed = Files.isExecutable(EXECUTABLE);
-        if (!installed) {
-            System.err.println("""
+    static boolean installed() {
+        return Files.isExecutable(EXECUTABLE);
+    }
 
-                    ##########################################################################
-                    #  SKIPPED: the console's browser tests (ui/browser-tests)               #
-                    #  They drive Debian's Chromium at /usr/bin/chromium, which is missing.  #
-                    #  Install it, then run the tests again:                                 #
-                    #                                                                        #
-                    #      apt-get install -y chromium                                       #
-                    #                                                                        #
-                    #  (Playwright never downloads a browser of its own here.)               #
-                    ##########################################################################
-                    """);
-        }
-        Assumptions.assumeTrue(installed, SKIPPED);
+    /** Says on stderr, in a banner no one scrolls past, why the browser tests are skipped and how to run them. */
+    static void printSkipBanner() {
+        System.err.println("""
+
+                ##########################################################################
+                #  SKIPPED: the console's browser tests (ui/browser-tests)               #
+                #  They drive Debian's Chromium at /usr/bin/chromium, which is missing.  #
+                #  Install it, then run the tests again:                                 #
+                #                                                                        #
+                #      apt-get install -y chromium                                       #
+                #                                                                        #
+                #  (Playwright never downloads a browser of its own here.)               #
+                ##########################################################################
+                """);
+    }
+
+    /** Skips the calling test, with the reason in the report, when the browser is not installed; never fails it. */
+    static void assumeInstalled() {
+        Assumptions.assumeTrue(installed(), SKIPPED);
     }
 
     static Playwright playwright() {
