@@ -40,7 +40,7 @@ public class ConsoleOutboxResource {
                                    @QueryParam("notice") String notice, @QueryParam("target") String target) {
         OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
         OutboxBacklog.Listing page = backlog.list(shown, Cursor.parse(after));
-        return Templates.outbox(shown, backlog.counts(), page, Pager.of(PAGE, page.nextCursor(), "status", shown.parameter()),
+        return Templates.outbox(shown, backlog.counts(), page, Pager.of(PAGE, page.nextCursor(), "status", shown.name()),
                 AdminNotice.of(notice, target).orElse(null));
     }
 

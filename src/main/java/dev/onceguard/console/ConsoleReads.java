@@ -49,7 +49,8 @@ class ConsoleReads {
     }
 
     <T> Optional<T> one(String sql, Mapper<T> mapper, Object... parameters) {
-        return list(sql, mapper, parameters).stream().findFirst();
+        List<T> rows = list(sql, mapper, parameters);
+        return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.get(0));
     }
 
     long number(String sql, Object... parameters) {

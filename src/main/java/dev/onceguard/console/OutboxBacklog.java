@@ -8,16 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Outbox events not delivered yet (pending, retrying, dead), oldest first, and "retry now" of a dead one. */
+/** Outbox events not delivered yet (pending, retrying or dead), oldest first, and "retry now" of a dead one. */
 @ApplicationScoped
 public class OutboxBacklog {
 
     static final int PAGE_SIZE = 50;
     static final int COUNT_LIMIT = 10_000;
 
-    /** The page's status filter; RETRYING is PENDING with at least one attempt behind it. */
+    /** The page's status filter (PENDING when none is given); RETRYING is PENDING with an attempt behind it. */
     public enum Shown {
-        UNDELIVERED("status IN ('PENDING', 'DEAD')"),
         PENDING("status = 'PENDING'"),
         RETRYING("status = 'PENDING' AND attempts > 0"),
         DEAD("status = 'DEAD'");
@@ -30,7 +29,7 @@ public class OutboxBacklog {
 
         static Shown of(String status) {
             if (status == null || status.isEmpty()) {
-                return UNDELIVERED;
+                return PENDING;
             }
             return switch (status) {
                 case "PENDING" -> PENDING;
@@ -38,11 +37,6 @@ public class OutboxBacklog {
                 case "DEAD" -> DEAD;
                 default -> throw ConsoleRequestRejected.badRequest("Status must be PENDING, RETRYING or DEAD.");
             };
-        }
-
-        /** The value of {@code ?status=}, empty for every undelivered event. */
-        public String parameter() {
-            return this == UNDELIVERED ? "" : name();
         }
     }
 
@@ -110,7 +104,7 @@ public class OutboxBacklog {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, event_type, aggregate_type, aggregate_id, status, attempts, next_attempt_at, last_error,
                        created_at
-                  FROM outbox_events WHERE """).append(shown.condition);
+                  FROM outbox_events""").append(" WHERE ").append(shown.condition);
         List<Object> parameters = new ArrayList<>();
         after.ifPresent(cursor -> {
             sql.append(" AND (created_at, id) > (?, ?)");
