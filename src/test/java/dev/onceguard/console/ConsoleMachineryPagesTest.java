@@ -40,6 +40,15 @@ class ConsoleMachineryPagesTest {
         assertThat(response.header("Location")).endsWith("/console/login");
     }
 
+    @Test
+    void theApiStillAnswersAnAnonymousCallerWithItsBearerChallenge() {
+        Response response = given().redirects().follow(false).get("/api/products");
+
+        assertThat(response.statusCode()).isEqualTo(401);
+        assertThat(response.contentType()).startsWith("application/problem+json");
+        assertThat(response.header("WWW-Authenticate")).isEqualTo("Bearer");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"/console/stuck", "/console/webhooks", "/console/conflicts", "/console/outbox",
             "/console/jobs", "/console/audit"})
