@@ -13,8 +13,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
@@ -142,6 +148,35 @@ class ConsoleAdminActionsTest {
         assertThat(text("SELECT detail FROM console_audit WHERE target_type = 'idempotency-record' AND target_id = '" + id
                 + "' ORDER BY id DESC LIMIT 1"))
                 .contains(paymentId).contains("SUCCEEDED");
+    }
+
+    @Test
+    void twoAdminsReleasingTheSameOperationAtOnceReleaseItOnce() throws Exception {
+        long id = MachinerySeeds.processing(db, TestTokens.newUser(), "create-order", UUID.randomUUID().toString(),
+                "started", null, true);
+
+        List<String> notices = atOnce(() -> post(ADMIN, "/console/stuck/" + id + "/release", form(ADMIN, "/console/stuck")));
+
+        assertThat(notices).containsExactlyInAnyOrder("released", "operation-already-resolved");
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE id = ?", id)).isZero();
+        assertThat(count(db, "SELECT count(*) FROM console_audit WHERE target_type = 'idempotency-record'"
+                + " AND target_id = ? AND outcome = 'done'", String.valueOf(id))).isEqualTo(1);
+    }
+
+    @Test
+    void twoAdminsSendingTheSamePaymentToReconciliationAtOnceResumeItOnce() throws Exception {
+        MachinerySeeds.Payment payment = MachinerySeeds.payment(db, "sandbox", "UNKNOWN");
+        long id = MachinerySeeds.processing(db, TestTokens.newUser(), "create-payment", UUID.randomUUID().toString(),
+                "outcome_unknown", payment.paymentId(), true);
+
+        List<String> notices = atOnce(() -> post(ADMIN, "/console/stuck/" + id + "/reconcile", form(ADMIN, "/console/stuck")));
+
+        assertThat(notices).containsExactlyInAnyOrder("reconciled", "operation-already-resolved");
+        assertThat(text("SELECT status FROM payments WHERE payment_id = '" + payment.paymentId() + "'")).isEqualTo("SUCCEEDED");
+        assertThat(count(db, "SELECT count(*) FROM state_transitions WHERE subject_type = 'payment' AND subject_id = ?",
+                payment.paymentId())).as("the payment settled once").isEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM console_audit WHERE target_type = 'idempotency-record'"
+                + " AND target_id = ? AND outcome = 'done'", String.valueOf(id))).isEqualTo(1);
     }
 
     @Test
@@ -301,6 +336,29 @@ class ConsoleAdminActionsTest {
         assertThat(text(stateQuery)).isEqualTo(before);
         assertThat(count(db, "SELECT count(*) FROM console_audit WHERE target_type = ? AND target_id = ?", targetType,
                 String.valueOf(target))).isZero();
+    }
+
+    /** Two admins submitting at the same moment; the notice code each was redirected with. */
+    private static List<String> atOnce(Callable<Response> submit) throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(2);
+        ExecutorService admins = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Response>> answers = List.of(admins.submit(() -> {
+                barrier.await();
+                return submit.call();
+            }), admins.submit(() -> {
+                barrier.await();
+                return submit.call();
+            }));
+            List<String> notices = new ArrayList<>();
+            for (Future<Response> answer : answers) {
+                String location = answer.get().header("Location");
+                notices.add(location.replaceAll(".*notice=([a-z-]+).*", "$1"));
+            }
+            return notices;
+        } finally {
+            admins.shutdown();
+        }
     }
 
     private String lastAudit(String targetType, long target) {
