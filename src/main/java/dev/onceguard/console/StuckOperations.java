@@ -66,11 +66,14 @@ public class StuckOperations {
         List<Stuck> rows = reads.list("""
                         SELECT r.id, r.user_id, r.operation, r.idempotency_key, r.recovery_point, r.created_at,
                                r.lease_expires_at, r.resource_type, r.resource_id, p.status AS payment_status
-                          FROM idempotency_records r
+                          FROM (SELECT id, user_id, operation, idempotency_key, recovery_point, created_at,
+                                       lease_expires_at, resource_type, resource_id
+                                  FROM idempotency_records
+                                 WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND (created_at, id) > (?, ?)
+                                 ORDER BY created_at, id
+                                 LIMIT ?) r
                           LEFT JOIN payments p ON r.resource_type = 'payment' AND p.payment_id = r.resource_id
-                         WHERE r.status = 'PROCESSING' AND r.lease_expires_at <= ? AND (r.created_at, r.id) > (?, ?)
-                         ORDER BY r.created_at, r.id
-                         LIMIT ?""",
+                         ORDER BY r.created_at, r.id""",
                 row -> new Stuck(row.getLong("id"), row.getString("user_id"), row.getString("operation"),
                         row.getString("idempotency_key"), row.getString("recovery_point"),
                         ConsoleReads.instant(row, "created_at"), ConsoleReads.instant(row, "lease_expires_at"),
