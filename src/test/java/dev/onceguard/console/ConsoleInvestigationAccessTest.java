@@ -72,13 +72,10 @@ class ConsoleInvestigationAccessTest {
 
     @Test
     void anUnknownOrNonNumericRecordIdIsANotFoundPage() {
-        for (String id : List.of("999999999", "abc", "<b>x")) {
-            String html = page("/console/operations/" + id, 404);
-            assertThat(html).contains("Operation not found").doesNotContain("<b>");
-            if (id.startsWith("<")) {
-                assertThat(html).contains("&lt;b&gt;x");
-            }
+        for (String id : List.of("999999999", "abc")) {
+            assertThat(page("/console/operations/" + id, 404)).contains("Operation not found");
         }
+        assertThat(page("/console/operations/<b>x", 404)).contains("&lt;b&gt;x").doesNotContain("<b>");
     }
 
     @Test
