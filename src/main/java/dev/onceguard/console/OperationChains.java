@@ -302,7 +302,7 @@ public class OperationChains {
             entries.add(new TimelineEntry(event.receivedAt(), "Webhook " + event.eventType() + " from " + event.provider(),
                     "Event " + event.eventId() + ": " + event.status()
                             + (event.reason() == null ? "" : " (" + event.reason() + ")") + ", delivered "
-                            + event.deliveryCount() + (event.deliveryCount() == 1 ? " time." : " times, applied once."),
+                            + event.deliveryCount() + (event.deliveryCount() == 1 ? " time." : " times, recorded once."),
                     null));
         }
         for (OutboxEvent event : outboxEvents) {

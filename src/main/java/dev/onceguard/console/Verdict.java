@@ -105,7 +105,7 @@ public record Verdict(String tone, String headline, List<String> findings, List<
         }
         if (facts.extraDeliveries() > 0) {
             findings.add("The provider delivered webhook events " + times(facts.extraDeliveries(), "extra time", "extra times")
-                    + "; each event was applied once.");
+                    + "; the duplicates were answered 200 and changed nothing.");
         }
         if (facts.licenses() == 1) {
             findings.add("One license issued.");
