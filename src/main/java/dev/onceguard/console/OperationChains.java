@@ -76,7 +76,7 @@ public class OperationChains {
             items = items(orderId);
             payments = payments(orderId);
             webhookEvents = webhookEvents(orderId);
-            transitions = transitions(orderId);
+            transitions = transitions(orderId, payments);
             outboxEvents = outboxEvents(orderId);
             effects = effects(orderId);
             onSameOrder = onSameOrder(record.id(), orderId, payments);
@@ -190,17 +190,21 @@ public class OperationChains {
                 orderId);
     }
 
-    private List<Transition> transitions(String orderId) {
+    private List<Transition> transitions(String orderId, List<Payment> payments) {
         return sql.list("""
                         SELECT subject_type, subject_id, from_status, to_status, cause, occurred_at
                           FROM state_transitions
                          WHERE (subject_type = 'order' AND subject_id = ?)
-                            OR (subject_type = 'payment' AND subject_id IN (SELECT payment_id FROM payments WHERE order_id = ?))
+                            OR (subject_type = 'payment' AND subject_id = ANY(?))
                          ORDER BY occurred_at, id""",
                 row -> new Transition(row.getString("subject_type"), row.getString("subject_id"),
                         row.getString("from_status"), row.getString("to_status"), row.getString("cause"),
                         instant(row, "occurred_at")),
-                orderId, orderId);
+                orderId, paymentIds(payments));
+    }
+
+    private static String[] paymentIds(List<Payment> payments) {
+        return payments.stream().map(Payment::paymentId).toArray(String[]::new);
     }
 
     private List<OutboxEvent> outboxEvents(String orderId) {
@@ -236,7 +240,7 @@ public class OperationChains {
                           AND id <> ?
                         ORDER BY created_at, id
                         LIMIT ?""",
-                OperationRow::of, orderId, payments.stream().map(Payment::paymentId).toArray(String[]::new), recordId,
+                OperationRow::of, orderId, paymentIds(payments), recordId,
                 RELATED_SHOWN);
     }
 

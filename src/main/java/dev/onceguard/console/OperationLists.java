@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecord;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.math.BigDecimal;
@@ -55,13 +56,15 @@ public class OperationLists {
         if (filter.order() != null) {
             conditions.add("""
                     ((resource_type = 'order' AND resource_id = ?)
-                     OR (resource_type = 'payment' AND resource_id IN (SELECT payment_id FROM payments WHERE order_id = ?)))""");
+                     OR (resource_type = 'payment'
+                         AND resource_id = ANY(ARRAY(SELECT payment_id FROM payments WHERE order_id = ?))))""");
             parameters.add(filter.order());
             parameters.add(filter.order());
         }
         if (filter.status() != null) {
-            conditions.add("status = ?");
-            parameters.add(filter.status());
+            // Written as a literal (one of the three checked names), not bound: only then can a reused plan prove that
+            // FAILED or PROCESSING lies in the partial indexes of not-completed records.
+            conditions.add("status = '" + IdempotencyRecord.Status.valueOf(filter.status()).name() + "'");
         }
         if (filter.operation() != null) {
             conditions.add("operation = ?");
