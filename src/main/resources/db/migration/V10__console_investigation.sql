@@ -4,7 +4,7 @@ CREATE INDEX idempotency_records_same_cart ON idempotency_records (user_id, fing
 
 -- Refusals and unfinished operations are a small part of the records: these keep the console's "status = FAILED" or
 -- "PROCESSING" lists (of everyone, or of one user) from walking past every COMPLETED record to fill a page.
-CREATE INDEX idempotency_records_not_completed_by_time ON idempotency_records (created_at DESC, id DESC)
+CREATE INDEX idempotency_records_not_completed_by_time ON idempotency_records (status, created_at DESC, id DESC)
     WHERE status <> 'COMPLETED';
-CREATE INDEX idempotency_records_not_completed_by_user ON idempotency_records (user_id, created_at DESC, id DESC)
+CREATE INDEX idempotency_records_not_completed_by_user ON idempotency_records (user_id, status, created_at DESC, id DESC)
     WHERE status <> 'COMPLETED';
