@@ -55,15 +55,11 @@ public class ActivityOverview {
     private record Series(String id, String title) {
     }
 
-    static final String EXECUTED = "executed";
-    static final String REPLAYED = "replayed";
-    static final String CONFLICT = "conflict";
-    static final String IN_PROGRESS = "in_progress";
-    static final String DUPLICATE = "duplicate";
+    private static final String DUPLICATE = "duplicate";
     private static final List<Series> CHARTED = List.of(
-            new Series(EXECUTED, "Executed requests"),
-            new Series(REPLAYED, "Replayed requests"),
-            new Series(CONFLICT, "Key-reuse conflicts (422)"),
+            new Series("executed", "Executed requests"),
+            new Series("replayed", "Replayed requests"),
+            new Series("conflict", "Key-reuse conflicts (422)"),
             new Series(DUPLICATE, "Duplicate webhook deliveries"));
 
     private final SqlReads sql;
@@ -81,23 +77,44 @@ public class ActivityOverview {
         Map<String, long[]> perHour = hourly(since);
         Map<String, Long> totals = new HashMap<>();
         perHour.forEach((series, counts) -> totals.put(series, Arrays.stream(counts).sum()));
+        Processing processing = processing();
+        Outbox outbox = outbox();
+        UnknownPayments unknown = unknownPayments();
+        return new Overview(since, totals, processing.stuck(), processing.all(), outbox.pending(), outbox.retrying(),
+                outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns(),
+                charts(hours, perHour), table(hours, perHour));
+    }
 
-        List<HourlyChart> charts = CHARTED.stream().map(series -> HourlyChart.of("chart-" + series.id(), series.title(),
-                hours, Arrays.stream(perHour.getOrDefault(series.id(), new long[HOURS])).boxed().toList())).toList();
+    private static List<HourlyChart> charts(List<Instant> hours, Map<String, long[]> perHour) {
+        return CHARTED.stream().map(series -> HourlyChart.of("chart-" + series.id(), series.title(), hours,
+                Arrays.stream(perHour.getOrDefault(series.id(), new long[HOURS])).boxed().toList())).toList();
+    }
+
+    private static List<HourRow> table(List<Instant> hours, Map<String, long[]> perHour) {
         List<HourRow> table = new ArrayList<>();
         for (int i = 0; i < HOURS; i++) {
             int hour = i;
             table.add(new HourRow(hours.get(i), CHARTED.stream()
                     .map(series -> perHour.getOrDefault(series.id(), new long[HOURS])[hour]).toList()));
         }
+        return table;
+    }
 
-        long[] processing = sql.one("""
+    private record Processing(long stuck, long all) {
+    }
+
+    private Processing processing() {
+        return sql.one("""
                         SELECT count(*) FILTER (WHERE lease_expires_at <= now()) AS stuck, count(*) AS processing
                           FROM idempotency_records WHERE status = 'PROCESSING'""",
-                row -> new long[] {row.getLong("stuck"), row.getLong("processing")}).orElseThrow();
-        record Outbox(long pending, long retrying, long dead, Instant oldestPending) {
-        }
-        Outbox outbox = sql.one("""
+                row -> new Processing(row.getLong("stuck"), row.getLong("processing"))).orElseThrow();
+    }
+
+    private record Outbox(long pending, long retrying, long dead, Instant oldestPending) {
+    }
+
+    private Outbox outbox() {
+        return sql.one("""
                         SELECT count(*) FILTER (WHERE status = 'PENDING') AS pending,
                                count(*) FILTER (WHERE status = 'PENDING' AND attempts > 0) AS retrying,
                                count(*) FILTER (WHERE status = 'DEAD') AS dead,
@@ -105,17 +122,21 @@ public class ActivityOverview {
                           FROM outbox_events WHERE status IN ('PENDING', 'DEAD')""",
                 row -> new Outbox(row.getLong("pending"), row.getLong("retrying"), row.getLong("dead"),
                         instant(row, "oldest_pending"))).orElseThrow();
-        long[] unknown = sql.one("""
+    }
+
+    private record UnknownPayments(long all, long old) {
+    }
+
+    private UnknownPayments unknownPayments() {
+        return sql.one("""
                         SELECT count(*) AS unknown, count(*) FILTER (WHERE updated_at < ?) AS old
                           FROM payments WHERE status = 'UNKNOWN'""",
-                row -> new long[] {row.getLong("unknown"), row.getLong("old")},
+                row -> new UnknownPayments(row.getLong("unknown"), row.getLong("old")),
                 Instant.now().minus(UNKNOWN_TOO_LONG)).orElseThrow();
-        long failedWebhookEvents = sql.one("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'",
-                row -> row.getLong(1)).orElseThrow();
+    }
 
-        return new Overview(since, totals, processing[0], processing[1], outbox.pending(), outbox.retrying(),
-                outbox.dead(), outbox.oldestPending(), unknown[0], unknown[1], failedWebhookEvents, lastRuns(),
-                charts, table);
+    private long failedWebhookEvents() {
+        return sql.one("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'", row -> row.getLong(1)).orElseThrow();
     }
 
     /**
@@ -123,20 +144,19 @@ public class ActivityOverview {
      * {@code webhooks.<provider>.duplicate} rows of every provider added together.
      */
     private Map<String, long[]> hourly(Instant since) {
+        record Count(Instant hour, String kind, long count) {
+        }
         Map<String, long[]> perHour = new HashMap<>();
-        sql.list("""
+        for (Count count : sql.list("""
                         SELECT hour, kind, count FROM activity_hourly
                          WHERE hour >= ? AND (kind LIKE 'requests.%' OR kind LIKE 'webhooks.%.duplicate')""",
-                row -> {
-                    String kind = row.getString("kind");
-                    String series = kind.startsWith("webhooks.") ? DUPLICATE : kind.substring("requests.".length());
-                    int hour = (int) Duration.between(since, instant(row, "hour")).toHours();
-                    if (hour >= 0 && hour < HOURS) {
-                        perHour.computeIfAbsent(series, s -> new long[HOURS])[hour] += row.getLong("count");
-                    }
-                    return series;
-                },
-                since);
+                row -> new Count(instant(row, "hour"), row.getString("kind"), row.getLong("count")), since)) {
+            String series = count.kind().startsWith("webhooks.") ? DUPLICATE : count.kind().substring("requests.".length());
+            int hour = (int) Duration.between(since, count.hour()).toHours();
+            if (hour < HOURS) {
+                perHour.computeIfAbsent(series, s -> new long[HOURS])[hour] += count.count();
+            }
+        }
         return perHour;
     }
 

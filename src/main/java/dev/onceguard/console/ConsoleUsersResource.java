@@ -46,18 +46,20 @@ public class ConsoleUsersResource {
     @GET
     @Path("/{userId}")
     public Response user(@PathParam("userId") String userId, @QueryParam("after") String after) {
-        Optional<KeysetCursor> cursor = after == null || after.isBlank() ? Optional.empty() : KeysetCursor.parse(after.strip());
+        boolean paged = after != null && !after.isBlank();
+        Optional<KeysetCursor> cursor = paged ? KeysetCursor.parse(after.strip()) : Optional.empty();
+        String userHref = ConsoleLinks.user(userId);
+        String shownWindow = Verdict.span(window);
         List<OperationLists.UserOrder> orders = lists.ordersOf(userId, ORDERS_SHOWN);
-        if (after != null && !after.isBlank() && cursor.isEmpty()) {
-            return HtmlResponses.page(400, Templates.user(userId, ConsoleLinks.user(userId), Verdict.span(window),
+        if (paged && cursor.isEmpty()) {
+            return HtmlResponses.page(400, Templates.user(userId, userHref, shownWindow,
                     new OperationLists.Page(List.of(), null), null, true, orders,
                     "The page cursor \"" + after + "\" is not valid: start again from the first page."));
         }
         OperationLists.Page page = lists.ofUser(userId, cursor.orElse(null));
         OperationLists.Page marked = new OperationLists.Page(lists.withDoubleSubmissions(page.rows(), window), page.next());
         String nextPage = page.next() == null ? null
-                : ConsoleLinks.user(userId) + "?after=" + URLEncoder.encode(page.next().value(), StandardCharsets.UTF_8);
-        return HtmlResponses.page(200, Templates.user(userId, ConsoleLinks.user(userId), Verdict.span(window), marked, nextPage, cursor.isPresent(),
-                orders, null));
+                : userHref + "?after=" + URLEncoder.encode(page.next().value(), StandardCharsets.UTF_8);
+        return HtmlResponses.page(200, Templates.user(userId, userHref, shownWindow, marked, nextPage, paged, orders, null));
     }
 }
