@@ -264,13 +264,18 @@ public class OperationChains {
         return found;
     }
 
+    /** The start of a fingerprint, enough to tell two apart in the timeline; the tables show them whole. */
+    private static String prefix(String fingerprint) {
+        return fingerprint.substring(0, Math.min(12, fingerprint.length())) + "…";
+    }
+
     private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
                                                 List<Payment> payments, List<WebhookEvent> webhookEvents,
                                                 List<Transition> transitions, List<OutboxEvent> outboxEvents,
                                                 List<Effect> effects, List<Verdict.SameCart> sameCart) {
         List<TimelineEntry> entries = new ArrayList<>();
         entries.add(new TimelineEntry(record.createdAt(), "First request " + record.requestId(),
-                record.operation() + " with key " + record.key() + ", fingerprint " + record.fingerprint(), null));
+                record.operation() + " with key " + record.key() + ", fingerprint " + prefix(record.fingerprint()), null));
         if (record.completedAt() != null) {
             entries.add(new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
                     + (record.refusalCode() == null ? "" : " " + record.refusalCode()),
@@ -283,8 +288,8 @@ public class OperationChains {
         }
         for (Conflict conflict : conflicts) {
             entries.add(new TimelineEntry(conflict.at(), "Key reused with another payload, request " + conflict.requestId(),
-                    "Refused with 422; fingerprint " + conflict.conflictingFingerprint() + " instead of "
-                            + conflict.originalFingerprint() + ".", null));
+                    "Refused with 422; fingerprint " + prefix(conflict.conflictingFingerprint()) + " instead of "
+                            + prefix(conflict.originalFingerprint()) + ".", null));
         }
         if (order != null) {
             entries.add(new TimelineEntry(order.createdAt(), "Order " + order.orderId() + " created",
