@@ -57,6 +57,10 @@ public class Jobs {
         return replica;
     }
 
+    /** How a run ended: its outcome, its counts (empty when it failed) and the error of a failed run. */
+    public record Finished(JobRun.Outcome outcome, Map<String, Long> counts, String error) {
+    }
+
     /**
      * Runs {@code body} and records the run. A failure is recorded and logged, not rethrown: the scheduler
      * simply runs the job again at its next tick.
@@ -64,6 +68,15 @@ public class Jobs {
      * @param recordEmptyRuns false for a job (the outbox relay) whose idle runs are only counted in metrics
      */
     public Map<String, Long> run(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
+        return execute(job, recordEmptyRuns, body).counts();
+    }
+
+    /** Runs {@code body} on an operator's request, as the scheduler would, and records the run even when it was idle. */
+    public Finished runNow(String job, Supplier<Map<String, Long>> body) {
+        return execute(job, true, body);
+    }
+
+    private Finished execute(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
         Instant started = Instant.now();
         try {
             Map<String, Long> counts = body.get();
@@ -73,13 +86,14 @@ public class Jobs {
             if (recordEmptyRuns || counts.values().stream().anyMatch(n -> n > 0)) {
                 save(job, started, finished, JobRun.Outcome.SUCCEEDED, counts, null);
             }
-            return counts;
+            return new Finished(JobRun.Outcome.SUCCEEDED, counts, null);
         } catch (RuntimeException e) {
             Instant finished = Instant.now();
             timer(job).record(Duration.between(started, finished));
             LOG.errorf(e, "job %s failed", job);
-            save(job, started, finished, JobRun.Outcome.FAILED, Map.of(), e.getClass().getSimpleName() + ": " + e.getMessage());
-            return Map.of();
+            String error = e.getClass().getSimpleName() + ": " + e.getMessage();
+            save(job, started, finished, JobRun.Outcome.FAILED, Map.of(), error);
+            return new Finished(JobRun.Outcome.FAILED, Map.of(), error);
         }
     }
 

@@ -59,6 +59,11 @@ public class LeaseRecovery {
         jobs.run(Jobs.LEASE_RECOVERY, true, this::run);
     }
 
+    /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
+    public Jobs.Finished runNow() {
+        return jobs.runNow(Jobs.LEASE_RECOVERY, this::run);
+    }
+
     public Map<String, Long> run() {
         long releasedNow = 0;
         long reconciledNow = 0;

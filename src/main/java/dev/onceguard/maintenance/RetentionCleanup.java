@@ -77,6 +77,11 @@ public class RetentionCleanup {
         jobs.run(Jobs.RETENTION_CLEANUP, true, this::run);
     }
 
+    /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
+    public Jobs.Finished runNow() {
+        return jobs.runNow(Jobs.RETENTION_CLEANUP, this::run);
+    }
+
     /** One cleanup run: rows deleted per table. */
     public Map<String, Long> run() {
         Instant now = Instant.now();

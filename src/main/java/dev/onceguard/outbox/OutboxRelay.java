@@ -41,6 +41,10 @@ public class OutboxRelay {
 
     /** What one run did; {@code claimed} exceeds the sum of the others by the claims lost to a lease expiry. */
     public record Result(int claimed, int done, int retried, int dead) {
+
+        public Map<String, Long> counts() {
+            return Map.of("claimed", (long) claimed, "done", (long) done, "retried", (long) retried, "dead", (long) dead);
+        }
     }
 
     private enum Outcome { DONE, RETRIED, DEAD, CLAIM_LOST }
@@ -67,11 +71,12 @@ public class OutboxRelay {
     @Scheduled(identity = Jobs.OUTBOX_RELAY, every = "${onceguard.jobs.outbox-relay.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.run(Jobs.OUTBOX_RELAY, false, () -> {
-            Result result = runOnce();
-            return Map.of("claimed", (long) result.claimed(), "done", (long) result.done(),
-                    "retried", (long) result.retried(), "dead", (long) result.dead());
-        });
+        jobs.run(Jobs.OUTBOX_RELAY, false, () -> runOnce().counts());
+    }
+
+    /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
+    public Jobs.Finished runNow() {
+        return jobs.runNow(Jobs.OUTBOX_RELAY, () -> runOnce().counts());
     }
 
     /** Claims one batch of due events and delivers each; safe to call concurrently, from any replica. */

@@ -31,6 +31,11 @@ public class Reconciliation {
     static final int BATCH = 100;
 
     public record Result(int resumed, int stillUnknown, int pendingChecked, int pendingResolved) {
+
+        public Map<String, Long> counts() {
+            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown,
+                    "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved);
+        }
     }
 
     private final IdempotencyService idempotency;
@@ -55,11 +60,12 @@ public class Reconciliation {
     @Scheduled(identity = Jobs.RECONCILIATION, every = "${onceguard.jobs.reconciliation.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.run(Jobs.RECONCILIATION, true, () -> {
-            Result result = reconcile();
-            return Map.of("resumed", (long) result.resumed(), "stillUnknown", (long) result.stillUnknown(),
-                    "pendingChecked", (long) result.pendingChecked(), "pendingResolved", (long) result.pendingResolved());
-        });
+        jobs.run(Jobs.RECONCILIATION, true, () -> reconcile().counts());
+    }
+
+    /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
+    public Jobs.Finished runNow() {
+        return jobs.runNow(Jobs.RECONCILIATION, () -> reconcile().counts());
     }
 
     public Result reconcile() {

@@ -1,0 +1,174 @@
+package dev.onceguard.console;
+
+import dev.onceguard.maintenance.Jobs;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.onceguard.console.SqlReads.instant;
+
+/**
+ * The overview's numbers, each from a cheap read: request and delivery counts from the hourly rollup
+ * ({@code activity_hourly}), stuck operations, outbox backlog and unknown payments from partial or status indexes,
+ * and the last run of each job from {@code job_runs}' (job, started_at) index.
+ */
+@ApplicationScoped
+public class ActivityOverview {
+
+    static final int HOURS = 24;
+    static final Duration UNKNOWN_TOO_LONG = Duration.ofMinutes(15);
+
+    public record Overview(Instant since, Map<String, Long> totals, long stuck, long processing, long outboxPending,
+                           long outboxRetrying, long outboxDead, Instant oldestPending, long unknownPayments,
+                           long unknownPaymentsOld, long failedWebhookEvents, List<JobLastRun> jobs,
+                           List<HourlyChart> charts, List<HourRow> hours) {
+
+        public long total(String series) {
+            return totals.getOrDefault(series, 0L);
+        }
+    }
+
+    /** The last run of one job; {@code startedAt} is null when it never ran (or its runs were cleaned up). */
+    public record JobLastRun(String job, Instant startedAt, Instant finishedAt, String outcome, String error) {
+
+        public long millis() {
+            return Duration.between(startedAt, finishedAt).toMillis();
+        }
+
+        public String outcomeClass() {
+            return "SUCCEEDED".equals(outcome) ? "st-ok" : "st-bad";
+        }
+    }
+
+    /** One hour of the charts' data table. */
+    public record HourRow(Instant hour, List<Long> counts) {
+    }
+
+    /** A charted series: its outcome name in {@code activity_hourly} ({@code requests.<id>}, or duplicate deliveries). */
+    private record Series(String id, String title) {
+    }
+
+    private static final String DUPLICATE = "duplicate";
+    private static final List<Series> CHARTED = List.of(
+            new Series("executed", "Executed requests"),
+            new Series("replayed", "Replayed requests"),
+            new Series("conflict", "Key-reuse conflicts (422)"),
+            new Series(DUPLICATE, "Duplicate webhook deliveries"));
+
+    private final SqlReads sql;
+
+    public ActivityOverview(SqlReads sql) {
+        this.sql = sql;
+    }
+
+    public Overview read() {
+        Instant since = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(HOURS - 1, ChronoUnit.HOURS);
+        List<Instant> hours = new ArrayList<>();
+        for (int i = 0; i < HOURS; i++) {
+            hours.add(since.plus(i, ChronoUnit.HOURS));
+        }
+        Map<String, long[]> perHour = hourly(since);
+        Map<String, Long> totals = new HashMap<>();
+        perHour.forEach((series, counts) -> totals.put(series, Arrays.stream(counts).sum()));
+        Processing processing = processing();
+        Outbox outbox = outbox();
+        UnknownPayments unknown = unknownPayments();
+        return new Overview(since, totals, processing.stuck(), processing.all(), outbox.pending(), outbox.retrying(),
+                outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns(),
+                charts(hours, perHour), table(hours, perHour));
+    }
+
+    private static List<HourlyChart> charts(List<Instant> hours, Map<String, long[]> perHour) {
+        return CHARTED.stream().map(series -> HourlyChart.of("chart-" + series.id(), series.title(), hours,
+                Arrays.stream(perHour.getOrDefault(series.id(), new long[HOURS])).boxed().toList())).toList();
+    }
+
+    private static List<HourRow> table(List<Instant> hours, Map<String, long[]> perHour) {
+        List<HourRow> table = new ArrayList<>();
+        for (int i = 0; i < HOURS; i++) {
+            int hour = i;
+            table.add(new HourRow(hours.get(i), CHARTED.stream()
+                    .map(series -> perHour.getOrDefault(series.id(), new long[HOURS])[hour]).toList()));
+        }
+        return table;
+    }
+
+    private record Processing(long stuck, long all) {
+    }
+
+    private Processing processing() {
+        return sql.one("""
+                        SELECT count(*) FILTER (WHERE lease_expires_at <= now()) AS stuck, count(*) AS processing
+                          FROM idempotency_records WHERE status = 'PROCESSING'""",
+                row -> new Processing(row.getLong("stuck"), row.getLong("processing"))).orElseThrow();
+    }
+
+    private record Outbox(long pending, long retrying, long dead, Instant oldestPending) {
+    }
+
+    private Outbox outbox() {
+        return sql.one("""
+                        SELECT count(*) FILTER (WHERE status = 'PENDING') AS pending,
+                               count(*) FILTER (WHERE status = 'PENDING' AND attempts > 0) AS retrying,
+                               count(*) FILTER (WHERE status = 'DEAD') AS dead,
+                               min(created_at) FILTER (WHERE status = 'PENDING') AS oldest_pending
+                          FROM outbox_events WHERE status IN ('PENDING', 'DEAD')""",
+                row -> new Outbox(row.getLong("pending"), row.getLong("retrying"), row.getLong("dead"),
+                        instant(row, "oldest_pending"))).orElseThrow();
+    }
+
+    private record UnknownPayments(long all, long old) {
+    }
+
+    private UnknownPayments unknownPayments() {
+        return sql.one("""
+                        SELECT count(*) AS unknown, count(*) FILTER (WHERE updated_at < ?) AS old
+                          FROM payments WHERE status = 'UNKNOWN'""",
+                row -> new UnknownPayments(row.getLong("unknown"), row.getLong("old")),
+                Instant.now().minus(UNKNOWN_TOO_LONG)).orElseThrow();
+    }
+
+    private long failedWebhookEvents() {
+        return sql.one("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'", row -> row.getLong(1)).orElseThrow();
+    }
+
+    /**
+     * Counts per series and hour since {@code since}: {@code requests.<outcome>} rows by outcome, and
+     * {@code webhooks.<provider>.duplicate} rows of every provider added together.
+     */
+    private Map<String, long[]> hourly(Instant since) {
+        record Count(Instant hour, String kind, long count) {
+        }
+        Map<String, long[]> perHour = new HashMap<>();
+        for (Count count : sql.list("""
+                        SELECT hour, kind, count FROM activity_hourly
+                         WHERE hour >= ? AND (kind LIKE 'requests.%' OR kind LIKE 'webhooks.%.duplicate')""",
+                row -> new Count(instant(row, "hour"), row.getString("kind"), row.getLong("count")), since)) {
+            String series = count.kind().startsWith("webhooks.") ? DUPLICATE : count.kind().substring("requests.".length());
+            int hour = (int) Duration.between(since, count.hour()).toHours();
+            if (hour < HOURS) {
+                perHour.computeIfAbsent(series, s -> new long[HOURS])[hour] += count.count();
+            }
+        }
+        return perHour;
+    }
+
+    private List<JobLastRun> lastRuns() {
+        return sql.list("""
+                        SELECT j.job, r.started_at, r.finished_at, r.outcome, r.error
+                          FROM unnest(?) AS j(job)
+                          LEFT JOIN LATERAL (SELECT started_at, finished_at, outcome, error FROM job_runs
+                                              WHERE job = j.job ORDER BY started_at DESC LIMIT 1) r ON true
+                         ORDER BY j.job""",
+                row -> new JobLastRun(row.getString("job"), instant(row, "started_at"), instant(row, "finished_at"),
+                        row.getString("outcome"), row.getString("error")),
+                (Object) Jobs.ALL.toArray(String[]::new));
+    }
+}

@@ -1,0 +1,82 @@
+package dev.onceguard.console;
+
+import dev.onceguard.platform.Timestamps;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import org.hibernate.query.NativeQuery;
+import org.hibernate.type.StandardBasicTypes;
+import org.jboss.logging.Logger;
+
+import java.sql.SQLException;
+import java.util.function.Supplier;
+
+/**
+ * Runs an admin action and writes its {@code console_audit} row: the operator, the action, its target and how it
+ * ended. The row is written in a transaction of its own after the action, so it exists whether the action was
+ * done, refused, found the object already resolved, or threw.
+ */
+@ApplicationScoped
+public class ConsoleAudit {
+
+    private static final Logger LOG = Logger.getLogger(ConsoleAudit.class);
+    private static final int MAX_DETAIL_LENGTH = 500;
+
+    private final EntityManager em;
+    private final SecurityIdentity operator;
+
+    public ConsoleAudit(EntityManager em, SecurityIdentity operator) {
+        this.em = em;
+        this.operator = operator;
+    }
+
+    /**
+     * @param failed the result to report when {@code action} throws; its detail is replaced by the failure
+     */
+    ActionResult perform(String action, String targetType, String targetId, AdminNotice failed,
+                         Supplier<ActionResult> body) {
+        ActionResult result;
+        try {
+            result = body.get();
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "console action %s on %s %s failed", action, targetType, targetId);
+            result = new ActionResult(AuditOutcome.FAILED, failed, describe(e));
+        }
+        write(action, targetType, targetId, result.outcome(), result.detail());
+        LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(),
+                result.outcome().label());
+        return result;
+    }
+
+    private void write(String action, String targetType, String targetId, AuditOutcome outcome, String detail) {
+        String shortDetail = detail == null || detail.length() <= MAX_DETAIL_LENGTH ? detail
+                : detail.substring(0, MAX_DETAIL_LENGTH);
+        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("""
+                        INSERT INTO console_audit (at, actor, action, target_type, target_id, outcome, detail)
+                        VALUES (:at, :actor, :action, :targetType, :targetId, :outcome, :detail)""")
+                .unwrap(NativeQuery.class)
+                .setParameter("at", Timestamps.now())
+                .setParameter("actor", actor())
+                .setParameter("action", action)
+                .setParameter("targetType", targetType)
+                .setParameter("targetId", targetId)
+                .setParameter("outcome", outcome.label())
+                .setParameter("detail", shortDetail, StandardBasicTypes.STRING)
+                .executeUpdate());
+    }
+
+    private String actor() {
+        return operator.getPrincipal().getName();
+    }
+
+    /** The failure's type and, for a database error, its SQLState: never a driver message that may quote a row. */
+    private static String describe(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return failure.getClass().getSimpleName() + " (SQLState " + sql.getSQLState() + ")";
+            }
+        }
+        return failure.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.util.List;
+
+/** {@code /console/jobs}: runs of the scheduled jobs, each job's last success, and "run now". */
+@Path("/console/jobs")
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
+public class ConsoleJobsResource {
+
+    private static final String PAGE = "/console/jobs";
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance jobs(String job, List<JobHistory.Summary> summaries, JobHistory.Listing page,
+                                            Pager pager, AdminNotice.Shown notice);
+    }
+
+    private final JobHistory history;
+    private final JobLauncher launcher;
+    private final ConsoleAudit audit;
+
+    public ConsoleJobsResource(JobHistory history, JobLauncher launcher, ConsoleAudit audit) {
+        this.history = history;
+        this.launcher = launcher;
+        this.audit = audit;
+    }
+
+    @GET
+    public TemplateInstance jobs(@QueryParam("job") String job, @QueryParam("after") String after,
+                                 @QueryParam("notice") String notice, @QueryParam("target") String target) {
+        String shown = JobHistory.job(job);
+        JobHistory.Listing page = history.list(shown, Cursor.parse(after));
+        return Templates.jobs(shown, history.summaries(), page, Pager.of(PAGE, page.nextCursor(), "job", shown),
+                AdminNotice.of(notice, target).orElse(null));
+    }
+
+    @POST
+    @Path("/{job}/run")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response runNow(@PathParam("job") String job) {
+        if (!JobHistory.JOBS.contains(job)) {
+            throw ConsoleRequestRejected.notFound("There is no job of that name; the jobs are "
+                    + String.join(", ", JobHistory.JOBS) + ".");
+        }
+        return audit.perform("run-now", "job", job, AdminNotice.JOB_FAILED, () -> launcher.runNow(job))
+                .seeOther(PAGE, job);
+    }
+}

@@ -1,0 +1,59 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** {@code /console/outbox}: pending, retrying and dead outbox events, and "retry now" of a dead one. */
+@Path("/console/outbox")
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
+public class ConsoleOutboxResource {
+
+    private static final String PAGE = "/console/outbox";
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance outbox(OutboxBacklog.Shown shown, OutboxBacklog.Counts counts,
+                                              OutboxBacklog.Listing page, Pager pager, AdminNotice.Shown notice);
+    }
+
+    private final OutboxBacklog backlog;
+    private final ConsoleAudit audit;
+
+    public ConsoleOutboxResource(OutboxBacklog backlog, ConsoleAudit audit) {
+        this.backlog = backlog;
+        this.audit = audit;
+    }
+
+    @GET
+    public TemplateInstance outbox(@QueryParam("status") String status, @QueryParam("after") String after,
+                                   @QueryParam("notice") String notice, @QueryParam("target") String target) {
+        OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
+        OutboxBacklog.Listing page = backlog.list(shown, Cursor.parse(after));
+        return Templates.outbox(shown, backlog.counts(), page, Pager.of(PAGE, page.nextCursor(), "status", shown.name()),
+                AdminNotice.of(notice, target).orElse(null));
+    }
+
+    @POST
+    @Path("/{id}/retry")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response retryNow(@PathParam("id") String id) {
+        long eventId = ConsoleRequestRejected.id(id, "outbox event");
+        if (!backlog.exists(eventId)) {
+            throw ConsoleRequestRejected.notFound("There is no outbox event " + eventId + ".");
+        }
+        return audit.perform("retry-now", "outbox-event", String.valueOf(eventId), AdminNotice.OUTBOX_ACTION_FAILED,
+                () -> backlog.retryNow(eventId)).seeOther(PAGE, String.valueOf(eventId));
+    }
+}

@@ -1,0 +1,41 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/** {@code GET /console}: the last 24 hours at a glance, each number a link to the list behind it. */
+@Path("/console")
+@Produces(MediaType.TEXT_HTML)
+public class ConsoleOverviewResource {
+
+    /** The {@code from} filter value of the operations list, minute precision (UTC). */
+    private static final DateTimeFormatter FILTER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm")
+            .withZone(ZoneOffset.UTC);
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance overview(ActivityOverview.Overview overview, String operationsSince,
+                                                long unknownMinutes);
+    }
+
+    private final ActivityOverview activity;
+
+    public ConsoleOverviewResource(ActivityOverview activity) {
+        this.activity = activity;
+    }
+
+    @GET
+    public TemplateInstance overview() {
+        ActivityOverview.Overview overview = activity.read();
+        return Templates.overview(overview,
+                OperationFilter.PATH + "?from=" + FILTER_TIME.format(overview.since()),
+                ActivityOverview.UNKNOWN_TOO_LONG.toMinutes());
+    }
+}

@@ -1,0 +1,65 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** {@code /console/stuck}: operations stuck in PROCESSING, with the admin actions "release" and "send to reconciliation". */
+@Path("/console/stuck")
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
+public class ConsoleStuckResource {
+
+    private static final String PAGE = "/console/stuck";
+    private static final String TARGET = "idempotency-record";
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance stuck(StuckOperations.Listing page, Pager pager, AdminNotice.Shown notice);
+    }
+
+    private final StuckOperations stuck;
+    private final ConsoleAudit audit;
+
+    public ConsoleStuckResource(StuckOperations stuck, ConsoleAudit audit) {
+        this.stuck = stuck;
+        this.audit = audit;
+    }
+
+    @GET
+    public TemplateInstance stuck(@QueryParam("after") String after, @QueryParam("notice") String notice,
+                                  @QueryParam("target") String target) {
+        StuckOperations.Listing page = stuck.list(Cursor.parse(after));
+        return Templates.stuck(page, Pager.of(PAGE, page.nextCursor()), AdminNotice.of(notice, target).orElse(null));
+    }
+
+    @POST
+    @Path("/{id}/release")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response release(@PathParam("id") String id) {
+        long recordId = ConsoleRequestRejected.id(id, "operation");
+        return audit.perform("release", TARGET, String.valueOf(recordId), AdminNotice.OPERATION_ACTION_FAILED,
+                () -> stuck.release(recordId)).seeOther(PAGE, String.valueOf(recordId));
+    }
+
+    @POST
+    @Path("/{id}/reconcile")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response sendToReconciliation(@PathParam("id") String id) {
+        long recordId = ConsoleRequestRejected.id(id, "operation");
+        return audit.perform("send-to-reconciliation", TARGET, String.valueOf(recordId),
+                AdminNotice.OPERATION_ACTION_FAILED, () -> stuck.sendToReconciliation(recordId))
+                .seeOther(PAGE, String.valueOf(recordId));
+    }
+}

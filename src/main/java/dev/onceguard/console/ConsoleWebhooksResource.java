@@ -1,0 +1,69 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.util.Set;
+import java.util.TreeSet;
+
+/** {@code /console/webhooks}: the inbox, the last day's deliveries per provider, and "reprocess" of a FAILED event. */
+@Path("/console/webhooks")
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
+public class ConsoleWebhooksResource {
+
+    private static final String PAGE = "/console/webhooks";
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance webhooks(InboxEvents.Filter filter, Set<String> providers,
+                                                InboxEvents.Summary summary, InboxEvents.Listing page,
+                                                Pager pager, AdminNotice.Shown notice);
+    }
+
+    private final InboxEvents events;
+    private final ConsoleAudit audit;
+
+    public ConsoleWebhooksResource(InboxEvents events, ConsoleAudit audit) {
+        this.events = events;
+        this.audit = audit;
+    }
+
+    @GET
+    public TemplateInstance webhooks(@QueryParam("status") String status, @QueryParam("provider") String provider,
+                                     @QueryParam("after") String after, @QueryParam("notice") String notice,
+                                     @QueryParam("target") String target) {
+        InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
+        InboxEvents.Listing page = events.list(filter, Cursor.parse(after));
+        Set<String> providers = new TreeSet<>(events.providers());
+        if (filter.provider() != null) {
+            providers.add(filter.provider());
+        }
+        Pager pager = Pager.of(PAGE, page.nextCursor(), "status", filter.status(), "provider", filter.provider());
+        return Templates.webhooks(filter, providers, events.summary(), page, pager,
+                AdminNotice.of(notice, target).orElse(null));
+    }
+
+    @POST
+    @Path("/{id}/reprocess")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response reprocess(@PathParam("id") String id) {
+        long eventId = ConsoleRequestRejected.id(id, "webhook event");
+        if (!events.exists(eventId)) {
+            throw ConsoleRequestRejected.notFound("There is no webhook event " + eventId + " in the inbox.");
+        }
+        return audit.perform("reprocess", "webhook-event", String.valueOf(eventId), AdminNotice.WEBHOOK_FAILED_AGAIN,
+                () -> events.reprocess(eventId)).seeOther(PAGE, String.valueOf(eventId));
+    }
+}

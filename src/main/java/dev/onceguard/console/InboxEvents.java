@@ -1,0 +1,196 @@
+package dev.onceguard.console;
+
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.webhook.DeliveryOutcome;
+import dev.onceguard.webhook.WebhookInbox;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** The webhook inbox for the console: events newest first, the last day's delivery summary, and "reprocess". */
+@ApplicationScoped
+public class InboxEvents {
+
+    static final int PAGE_SIZE = 50;
+    static final int COUNT_LIMIT = 1000;
+    static final Set<String> STATUSES = Set.of("PROCESSED", "IGNORED", "FAILED");
+    private static final String PROVIDER_FORMAT = "[A-Za-z0-9_.-]{1,64}";
+
+    public record Event(long id, String provider, String eventId, String eventType, String status, int deliveryCount,
+                        Instant receivedAt, Instant lastDeliveredAt, String reason, String lastError) {
+
+        public boolean failed() {
+            return status.equals("FAILED");
+        }
+
+        public String tone() {
+            return switch (status) {
+                case "PROCESSED" -> "st-ok";
+                case "IGNORED" -> "st-neutral";
+                case "FAILED" -> "st-bad";
+                default -> "st-info";
+            };
+        }
+    }
+
+    /** Deliveries of the last 24 hours per provider, from the hourly counts every replica keeps. */
+    public record ProviderDay(String provider, long processed, long duplicate, long ignored, long rejectedSignature,
+                              long failed) {
+    }
+
+    /** Events delivered more than once whose latest delivery is in the last 24 hours. */
+    public record Duplicates(String provider, String eventType, long events, long extraDeliveries) {
+    }
+
+    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, long failed, boolean failedCapped) {
+    }
+
+    public record Filter(String status, String provider) {
+
+        static Filter of(String status, String provider) {
+            String wantedStatus = status == null || status.isEmpty() ? null : status;
+            String wantedProvider = provider == null || provider.isEmpty() ? null : provider;
+            if (wantedStatus != null && !STATUSES.contains(wantedStatus)) {
+                throw ConsoleRequestRejected.badRequest("Status must be PROCESSED, IGNORED or FAILED.");
+            }
+            if (wantedProvider != null && !wantedProvider.matches(PROVIDER_FORMAT)) {
+                throw ConsoleRequestRejected.badRequest("A provider name is letters, digits, '.', '_' or '-'.");
+            }
+            return new Filter(wantedStatus, wantedProvider);
+        }
+    }
+
+    public record Listing(List<Event> rows, String nextCursor) {
+    }
+
+    private record KindTotal(String kind, long total) {
+    }
+
+    private record Current(String status, String explanation) {
+    }
+
+    private final ConsoleReads reads;
+    private final WebhookInbox inbox;
+    private final Instance<PaymentProvider> adapters;
+
+    public InboxEvents(ConsoleReads reads, WebhookInbox inbox, Instance<PaymentProvider> adapters) {
+        this.reads = reads;
+        this.inbox = inbox;
+        this.adapters = adapters;
+    }
+
+    Listing list(Filter filter, Optional<Cursor> after) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT id, provider, event_id, event_type, status, delivery_count, received_at, last_delivered_at,
+                       reason, last_error
+                  FROM webhook_inbox WHERE true""");
+        List<Object> parameters = new ArrayList<>();
+        if (filter.status() != null) {
+            sql.append(" AND status = ?");
+            parameters.add(filter.status());
+        }
+        if (filter.provider() != null) {
+            sql.append(" AND provider = ?");
+            parameters.add(filter.provider());
+        }
+        after.ifPresent(cursor -> {
+            sql.append(" AND (received_at, id) < (?, ?)");
+            parameters.add(cursor.at());
+            parameters.add(cursor.id());
+        });
+        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ?");
+        parameters.add(PAGE_SIZE + 1);
+        List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("provider"),
+                row.getString("event_id"), row.getString("event_type"), row.getString("status"),
+                row.getInt("delivery_count"), ConsoleReads.instant(row, "received_at"),
+                ConsoleReads.instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error")),
+                parameters.toArray());
+        String next = rows.size() > PAGE_SIZE
+                ? new Cursor(rows.get(PAGE_SIZE - 1).receivedAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
+        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+    }
+
+    Summary summary() {
+        Map<String, Map<String, Long>> byProvider = new TreeMap<>();
+        for (String provider : providers()) {
+            byProvider.put(provider, new TreeMap<>());
+        }
+        List<KindTotal> counted = reads.list("""
+                        SELECT kind, sum(count) AS total FROM activity_hourly
+                         WHERE hour >= date_trunc('hour', now()) - interval '23 hours' AND kind LIKE 'webhooks.%'
+                         GROUP BY kind""",
+                row -> new KindTotal(row.getString("kind"), row.getLong("total")));
+        for (KindTotal count : counted) {
+            String kind = count.kind().substring("webhooks.".length());
+            int dot = kind.lastIndexOf('.');
+            if (dot > 0) {
+                byProvider.computeIfAbsent(kind.substring(0, dot), p -> new TreeMap<>())
+                        .put(kind.substring(dot + 1), count.total());
+            }
+        }
+        List<ProviderDay> providers = byProvider.entrySet().stream().map(entry -> {
+            Map<String, Long> counts = entry.getValue();
+            return new ProviderDay(entry.getKey(), counts.getOrDefault(DeliveryOutcome.PROCESSED.label(), 0L),
+                    counts.getOrDefault(DeliveryOutcome.DUPLICATE.label(), 0L),
+                    counts.getOrDefault(DeliveryOutcome.IGNORED.label(), 0L),
+                    counts.getOrDefault(DeliveryOutcome.REJECTED_SIGNATURE.label(), 0L),
+                    counts.getOrDefault(DeliveryOutcome.FAILED.label(), 0L));
+        }).toList();
+        List<Duplicates> duplicates = reads.list("""
+                        SELECT provider, event_type, count(*) AS events, sum(delivery_count - 1) AS extra
+                          FROM webhook_inbox
+                         WHERE delivery_count > 1 AND last_delivered_at >= now() - interval '24 hours'
+                         GROUP BY provider, event_type
+                         ORDER BY extra DESC, provider, event_type
+                         LIMIT 50""",
+                row -> new Duplicates(row.getString("provider"), row.getString("event_type"), row.getLong("events"),
+                        row.getLong("extra")));
+        long failed = reads.number("""
+                SELECT count(*) FROM (SELECT 1 FROM webhook_inbox WHERE status = 'FAILED' LIMIT ?) capped""",
+                COUNT_LIMIT + 1);
+        return new Summary(providers, duplicates, Math.min(failed, COUNT_LIMIT), failed > COUNT_LIMIT);
+    }
+
+    /** The provider adapters of this build, for the filter; events of another provider are still listed. */
+    Set<String> providers() {
+        Set<String> names = new TreeSet<>();
+        adapters.forEach(adapter -> names.add(adapter.name()));
+        return names;
+    }
+
+    boolean exists(long id) {
+        return reads.one("SELECT 1 FROM webhook_inbox WHERE id = ?", row -> true, id).isPresent();
+    }
+
+    /**
+     * Applies a FAILED event again through the inbox's own path ({@link WebhookInbox#reprocess}): the same state
+     * machine and the same conditional claim, so two operators, or an operator and a new delivery, apply it once.
+     */
+    ActionResult reprocess(long id) {
+        Optional<DeliveryOutcome> outcome = inbox.reprocess(id);
+        Current current = reads.one(
+                        "SELECT status, coalesce(reason, last_error, '') FROM webhook_inbox WHERE id = ?",
+                        row -> new Current(row.getString(1), row.getString(2)), id)
+                .orElse(new Current("gone", ""));
+        String status = current.status();
+        String explanation = current.explanation();
+        if (outcome.isEmpty()) {
+            return new ActionResult(AuditOutcome.ALREADY_RESOLVED, AdminNotice.WEBHOOK_ALREADY_RESOLVED,
+                    "event is " + status + ", not FAILED");
+        }
+        return switch (outcome.get()) {
+            case PROCESSED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_PROCESSED, "processed");
+            case IGNORED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_IGNORED, "ignored: " + explanation);
+            default -> new ActionResult(AuditOutcome.FAILED, AdminNotice.WEBHOOK_FAILED_AGAIN,
+                    "failed again: " + explanation);
+        };
+    }
+}

@@ -1,0 +1,109 @@
+package dev.onceguard.console;
+
+import dev.onceguard.maintenance.Jobs;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.Config;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, and each job's last success. */
+@ApplicationScoped
+public class JobHistory {
+
+    static final int PAGE_SIZE = 50;
+    static final List<String> JOBS = Jobs.ALL.stream().sorted().toList();
+
+    public record Run(long id, String job, String replica, Instant startedAt, Instant finishedAt, String outcome,
+                      String counts, String error) {
+
+        public String duration() {
+            long millis = Duration.between(startedAt, finishedAt).toMillis();
+            return millis < 1000 ? millis + " ms" : String.format("%.1f s", millis / 1000.0);
+        }
+
+        public boolean succeeded() {
+            return outcome.equals("SUCCEEDED");
+        }
+    }
+
+    public record Summary(String job, String schedule, Instant lastRunAt, String lastOutcome, Instant lastSuccessAt) {
+
+        public boolean lastFailed() {
+            return "FAILED".equals(lastOutcome);
+        }
+    }
+
+    public record Listing(List<Run> rows, String nextCursor) {
+    }
+
+    private final ConsoleReads reads;
+    private final Config config;
+
+    public JobHistory(ConsoleReads reads, Config config) {
+        this.reads = reads;
+        this.config = config;
+    }
+
+    static String job(String name) {
+        if (name == null || name.isEmpty()) {
+            return null;
+        }
+        if (!Jobs.ALL.contains(name)) {
+            throw ConsoleRequestRejected.badRequest("There is no job of that name; the jobs are " + String.join(", ", JOBS) + ".");
+        }
+        return name;
+    }
+
+    Listing list(String job, Optional<Cursor> after) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT id, job, replica, started_at, finished_at, outcome, error,
+                       (SELECT string_agg(key || ' ' || value, ', ' ORDER BY key) FROM jsonb_each_text(counts)) AS counts
+                  FROM job_runs WHERE true""");
+        List<Object> parameters = new ArrayList<>();
+        if (job != null) {
+            sql.append(" AND job = ?");
+            parameters.add(job);
+        }
+        after.ifPresent(cursor -> {
+            sql.append(" AND (started_at, id) < (?, ?)");
+            parameters.add(cursor.at());
+            parameters.add(cursor.id());
+        });
+        sql.append(" ORDER BY started_at DESC, id DESC LIMIT ?");
+        parameters.add(PAGE_SIZE + 1);
+        List<Run> rows = reads.list(sql.toString(), row -> new Run(row.getLong("id"), row.getString("job"),
+                row.getString("replica"), ConsoleReads.instant(row, "started_at"),
+                ConsoleReads.instant(row, "finished_at"), row.getString("outcome"), row.getString("counts"),
+                row.getString("error")), parameters.toArray());
+        String next = rows.size() > PAGE_SIZE
+                ? new Cursor(rows.get(PAGE_SIZE - 1).startedAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
+        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+    }
+
+    List<Summary> summaries() {
+        return reads.list("""
+                        SELECT j.job, last.started_at AS last_run_at, last.outcome AS last_outcome,
+                               success.started_at AS last_success_at
+                          FROM unnest(?) AS j(job)
+                          LEFT JOIN LATERAL (SELECT started_at, outcome FROM job_runs r WHERE r.job = j.job
+                                              ORDER BY started_at DESC LIMIT 1) last ON true
+                          LEFT JOIN LATERAL (SELECT started_at FROM job_runs r
+                                              WHERE r.job = j.job AND r.outcome = 'SUCCEEDED'
+                                              ORDER BY started_at DESC LIMIT 1) success ON true
+                         ORDER BY j.job""",
+                row -> new Summary(row.getString("job"), schedule(row.getString("job")),
+                        ConsoleReads.instant(row, "last_run_at"), row.getString("last_outcome"),
+                        ConsoleReads.instant(row, "last_success_at")),
+                (Object) JOBS.toArray(String[]::new));
+    }
+
+    private String schedule(String job) {
+        return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class)
+                .map(every -> every.equals("off") ? "off" : "every " + every)
+                .orElse("on its default schedule");
+    }
+}

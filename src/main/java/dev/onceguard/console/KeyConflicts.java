@@ -1,0 +1,95 @@
+package dev.onceguard.console;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Idempotency keys reused with another payload (the 422s), newest first, as evidence for support. */
+@ApplicationScoped
+public class KeyConflicts {
+
+    static final int PAGE_SIZE = 50;
+    private static final int MAX_FILTER_LENGTH = 255;
+    private static final int FINGERPRINT_PREFIX = 12;
+
+    public record Conflict(long id, long recordId, String userId, String operation, String key,
+                           String originalFingerprint, String conflictingFingerprint, String requestId,
+                           Instant createdAt) {
+
+        public String originalPrefix() {
+            return prefix(originalFingerprint);
+        }
+
+        public String conflictingPrefix() {
+            return prefix(conflictingFingerprint);
+        }
+
+        private static String prefix(String fingerprint) {
+            return fingerprint.length() <= FINGERPRINT_PREFIX ? fingerprint : fingerprint.substring(0, FINGERPRINT_PREFIX);
+        }
+    }
+
+    public record Filter(String user, String key) {
+
+        static Filter of(String user, String key) {
+            return new Filter(wanted(user, "user"), wanted(key, "key"));
+        }
+
+        private static String wanted(String value, String name) {
+            if (value == null || value.isEmpty()) {
+                return null;
+            }
+            if (value.length() > MAX_FILTER_LENGTH) {
+                throw ConsoleRequestRejected.badRequest("The " + name + " filter is longer than " + MAX_FILTER_LENGTH
+                        + " characters; no " + name + " is that long.");
+            }
+            return value;
+        }
+
+        public boolean any() {
+            return user != null || key != null;
+        }
+    }
+
+    public record Listing(List<Conflict> rows, String nextCursor) {
+    }
+
+    private final ConsoleReads reads;
+
+    public KeyConflicts(ConsoleReads reads) {
+        this.reads = reads;
+    }
+
+    Listing list(Filter filter, Optional<Cursor> after) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
+                       conflicting_fingerprint, request_id, created_at
+                  FROM idempotency_conflicts WHERE true""");
+        List<Object> parameters = new ArrayList<>();
+        if (filter.user() != null) {
+            sql.append(" AND user_id = ?");
+            parameters.add(filter.user());
+        }
+        if (filter.key() != null) {
+            sql.append(" AND idempotency_key = ?");
+            parameters.add(filter.key());
+        }
+        after.ifPresent(cursor -> {
+            sql.append(" AND (created_at, id) < (?, ?)");
+            parameters.add(cursor.at());
+            parameters.add(cursor.id());
+        });
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+        parameters.add(PAGE_SIZE + 1);
+        List<Conflict> rows = reads.list(sql.toString(), row -> new Conflict(row.getLong("id"), row.getLong("record_id"),
+                row.getString("user_id"), row.getString("operation"), row.getString("idempotency_key"),
+                row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
+                row.getString("request_id"), ConsoleReads.instant(row, "created_at")), parameters.toArray());
+        String next = rows.size() > PAGE_SIZE
+                ? new Cursor(rows.get(PAGE_SIZE - 1).createdAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
+        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.onceguard.console;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything one idempotency record led to, for {@code /console/operations/{id}}: the record and the requests that
+ * met it, the order it created or paid for, that order's payment attempts, their webhook events and state
+ * transitions, the order's outbox events and the effects they produced, with the verdict and a timeline of it all.
+ * Payment method tokens are never read.
+ */
+public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order order, List<Item> items,
+                             List<Payment> payments, List<WebhookEvent> webhookEvents, List<Transition> transitions,
+                             List<OutboxEvent> outboxEvents, List<Effect> effects, List<OperationRow> onSameOrder,
+                             Verdict verdict, List<TimelineEntry> timeline) {
+
+    public String userHref() {
+        return ConsoleLinks.user(record.userId());
+    }
+
+    public String orderOperationsHref() {
+        return order == null ? null : ConsoleLinks.operationsOfOrder(order.orderId());
+    }
+
+    public record KeyRecord(long id, String key, String userId, String operation, String status, String fingerprint,
+                            String recoveryPoint, Instant leaseExpiresAt, Integer responseStatus, String refusalCode,
+                            String refusalTitle, String resourceType, String resourceId, String requestId,
+                            int replayCount, Instant lastReplayedAt, Instant createdAt, Instant completedAt,
+                            Instant expiresAt) {
+
+        public String statusClass() {
+            return switch (status) {
+                case "COMPLETED" -> "st-ok";
+                case "FAILED" -> "st-warn";
+                default -> leaseExpiresAt != null && !leaseExpiresAt.isAfter(Instant.now()) ? "st-bad" : "st-info";
+            };
+        }
+    }
+
+    public record Conflict(Instant at, String requestId, String originalFingerprint, String conflictingFingerprint) {
+    }
+
+    public record Order(String orderId, String userId, String status, BigDecimal total, String currency,
+                        String requestId, Instant createdAt, Instant updatedAt) {
+    }
+
+    public record Item(String productId, String name, int quantity, BigDecimal unitPrice) {
+    }
+
+    public record Payment(String paymentId, String status, BigDecimal amount, String currency, String provider,
+                          String providerIdempotencyKey, String providerPaymentId, Long idempotencyRecordId,
+                          String failureReason, Instant createdAt, Instant updatedAt) {
+
+        public String statusClass() {
+            return switch (status) {
+                case "SUCCEEDED" -> "st-ok";
+                case "FAILED", "CANCELED" -> "st-neutral";
+                case "UNKNOWN" -> "st-bad";
+                default -> "st-info";
+            };
+        }
+    }
+
+    public record WebhookEvent(String provider, String eventId, String eventType, String providerPaymentId,
+                               String status, String reason, int deliveryCount, Instant receivedAt,
+                               Instant lastDeliveredAt, Instant processedAt) {
+
+        public String statusClass() {
+            return switch (status) {
+                case "PROCESSED" -> "st-ok";
+                case "FAILED" -> "st-bad";
+                default -> "st-neutral";
+            };
+        }
+    }
+
+    public record Transition(String subjectType, String subjectId, String fromStatus, String toStatus, String cause,
+                             Instant occurredAt) {
+    }
+
+    public record OutboxEvent(long id, String eventType, String status, int attempts, String lastError,
+                              Instant createdAt, Instant processedAt) {
+
+        public String statusClass() {
+            return switch (status) {
+                case "DONE" -> "st-ok";
+                case "DEAD" -> "st-bad";
+                default -> attempts > 0 ? "st-warn" : "st-info";
+            };
+        }
+    }
+
+    /** A license, a notification or a loyalty ledger entry made for the order. */
+    public record Effect(String kind, String id, String detail, Instant createdAt) {
+    }
+
+    /** One line of the timeline; {@code href} (optional) leads to the page about it. */
+    public record TimelineEntry(Instant at, String title, String detail, String href) {
+    }
+}

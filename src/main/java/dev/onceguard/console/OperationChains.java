@@ -1,0 +1,337 @@
+package dev.onceguard.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.console.OperationChain.Conflict;
+import dev.onceguard.console.OperationChain.Effect;
+import dev.onceguard.console.OperationChain.Item;
+import dev.onceguard.console.OperationChain.KeyRecord;
+import dev.onceguard.console.OperationChain.Order;
+import dev.onceguard.console.OperationChain.OutboxEvent;
+import dev.onceguard.console.OperationChain.Payment;
+import dev.onceguard.console.OperationChain.TimelineEntry;
+import dev.onceguard.console.OperationChain.Transition;
+import dev.onceguard.console.OperationChain.WebhookEvent;
+import dev.onceguard.platform.Problem;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.io.IOException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+import static dev.onceguard.console.SqlReads.instant;
+import static dev.onceguard.console.SqlReads.nullableInt;
+
+/**
+ * Reads the whole chain of one idempotency record ({@link OperationChain}) with a dozen indexed lookups: by the
+ * record's id, its order id, that order's payment ids and their provider payment ids.
+ */
+@ApplicationScoped
+public class OperationChains {
+
+    /** Same-cart operations shown on each side of the record, nearest first. */
+    static final int SAME_CART_SHOWN = 5;
+    private static final int RELATED_SHOWN = 50;
+    private static final String LICENSE = "license";
+
+    private final SqlReads sql;
+    private final ObjectMapper json;
+    private final Duration doubleSubmissionWindow;
+
+    public OperationChains(SqlReads sql, ObjectMapper json,
+                           @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow) {
+        this.sql = sql;
+        this.json = json;
+        this.doubleSubmissionWindow = doubleSubmissionWindow;
+    }
+
+    public Optional<OperationChain> load(long recordId) {
+        return keyRecord(recordId).map(this::chainOf);
+    }
+
+    private OperationChain chainOf(KeyRecord record) {
+        List<Conflict> conflicts = sql.list("""
+                        SELECT created_at, request_id, original_fingerprint, conflicting_fingerprint
+                          FROM idempotency_conflicts WHERE record_id = ? ORDER BY created_at, id""",
+                row -> new Conflict(instant(row, "created_at"), row.getString("request_id"),
+                        row.getString("original_fingerprint"), row.getString("conflicting_fingerprint")),
+                record.id());
+        Order order = orderIdOf(record).flatMap(this::order).orElse(null);
+        List<Item> items = List.of();
+        List<Payment> payments = List.of();
+        List<WebhookEvent> webhookEvents = List.of();
+        List<Transition> transitions = List.of();
+        List<OutboxEvent> outboxEvents = List.of();
+        List<Effect> effects = List.of();
+        List<OperationRow> onSameOrder = List.of();
+        if (order != null) {
+            String orderId = order.orderId();
+            items = items(orderId);
+            payments = payments(orderId);
+            webhookEvents = webhookEvents(orderId);
+            transitions = transitions(orderId, payments);
+            outboxEvents = outboxEvents(orderId);
+            effects = effects(orderId);
+            onSameOrder = onSameOrder(record.id(), orderId, payments);
+        }
+        List<Verdict.SameCart> sameCart = sameCart(record);
+        Instant now = Instant.now();
+        Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
+                record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
+                order == null ? 0 : 1,
+                (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count(),
+                webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
+                (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
+                sameCart, doubleSubmissionWindow, now));
+        List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,
+                outboxEvents, effects, sameCart);
+        return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,
+                effects, onSameOrder, verdict, timeline);
+    }
+
+    private Optional<KeyRecord> keyRecord(long recordId) {
+        return sql.one("""
+                        SELECT id, idempotency_key, user_id, operation, status, fingerprint, recovery_point,
+                               lease_expires_at, response_status, response_headers ->> 'Content-Type' AS content_type,
+                               response_body, resource_type, resource_id, request_id, replay_count, last_replayed_at,
+                               created_at, completed_at, expires_at
+                          FROM idempotency_records WHERE id = ?""",
+                row -> {
+                    JsonNode problem = problemOf(row);
+                    return new KeyRecord(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
+                            row.getString("operation"), row.getString("status"), row.getString("fingerprint"),
+                            row.getString("recovery_point"), instant(row, "lease_expires_at"),
+                            nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
+                            row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
+                            row.getInt("replay_count"), instant(row, "last_replayed_at"), instant(row, "created_at"),
+                            instant(row, "completed_at"), instant(row, "expires_at"));
+                },
+                recordId);
+    }
+
+    /** The stored answer's problem body, when the answer is a refusal; null otherwise. */
+    private JsonNode problemOf(ResultSet row) throws SQLException {
+        byte[] body = row.getBytes("response_body");
+        if (body == null || !Problem.MEDIA_TYPE.equals(row.getString("content_type"))) {
+            return null;
+        }
+        try {
+            return json.readTree(body);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String text(JsonNode node, String field) {
+        return node == null || !node.hasNonNull(field) ? null : node.get(field).asText();
+    }
+
+    private Optional<String> orderIdOf(KeyRecord record) {
+        if ("order".equals(record.resourceType()) && record.resourceId() != null) {
+            return Optional.of(record.resourceId());
+        }
+        if ("payment".equals(record.resourceType()) && record.resourceId() != null) {
+            return sql.one("SELECT order_id FROM payments WHERE payment_id = ?", row -> row.getString(1), record.resourceId());
+        }
+        return Optional.empty();
+    }
+
+    private Optional<Order> order(String orderId) {
+        return sql.one("""
+                        SELECT order_id, user_id, status, total, currency, request_id, created_at, updated_at
+                          FROM orders WHERE order_id = ?""",
+                row -> new Order(row.getString("order_id"), row.getString("user_id"), row.getString("status"),
+                        row.getBigDecimal("total"), row.getString("currency"), row.getString("request_id"),
+                        instant(row, "created_at"), instant(row, "updated_at")),
+                orderId);
+    }
+
+    private List<Item> items(String orderId) {
+        return sql.list("""
+                        SELECT i.product_id, p.name, i.quantity, i.unit_price
+                          FROM order_items i JOIN products p ON p.product_id = i.product_id
+                         WHERE i.order_id = ? ORDER BY i.line_no""",
+                row -> new Item(row.getString("product_id"), row.getString("name"), row.getInt("quantity"),
+                        row.getBigDecimal("unit_price")),
+                orderId);
+    }
+
+    private List<Payment> payments(String orderId) {
+        return sql.list("""
+                        SELECT payment_id, status, amount, currency, provider, provider_idempotency_key,
+                               provider_payment_id, idempotency_record_id, failure_reason, created_at, updated_at
+                          FROM payments WHERE order_id = ? ORDER BY created_at, payment_id""",
+                row -> new Payment(row.getString("payment_id"), row.getString("status"), row.getBigDecimal("amount"),
+                        row.getString("currency"), row.getString("provider"), row.getString("provider_idempotency_key"),
+                        row.getString("provider_payment_id"), (Long) row.getObject("idempotency_record_id"),
+                        row.getString("failure_reason"), instant(row, "created_at"), instant(row, "updated_at")),
+                orderId);
+    }
+
+    private List<WebhookEvent> webhookEvents(String orderId) {
+        return sql.list("""
+                        SELECT w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
+                               w.delivery_count, w.received_at, w.last_delivered_at, w.processed_at
+                          FROM payments p
+                          JOIN webhook_inbox w ON w.provider = p.provider AND w.provider_payment_id = p.provider_payment_id
+                         WHERE p.order_id = ?
+                         ORDER BY w.received_at, w.id""",
+                row -> new WebhookEvent(row.getString("provider"), row.getString("event_id"), row.getString("event_type"),
+                        row.getString("provider_payment_id"), row.getString("status"), row.getString("reason"),
+                        row.getInt("delivery_count"), instant(row, "received_at"), instant(row, "last_delivered_at"),
+                        instant(row, "processed_at")),
+                orderId);
+    }
+
+    private List<Transition> transitions(String orderId, List<Payment> payments) {
+        return sql.list("""
+                        SELECT subject_type, subject_id, from_status, to_status, cause, occurred_at
+                          FROM state_transitions
+                         WHERE (subject_type = 'order' AND subject_id = ?)
+                            OR (subject_type = 'payment' AND subject_id = ANY(?))
+                         ORDER BY occurred_at, id""",
+                row -> new Transition(row.getString("subject_type"), row.getString("subject_id"),
+                        row.getString("from_status"), row.getString("to_status"), row.getString("cause"),
+                        instant(row, "occurred_at")),
+                orderId, paymentIds(payments));
+    }
+
+    private static String[] paymentIds(List<Payment> payments) {
+        return payments.stream().map(Payment::paymentId).toArray(String[]::new);
+    }
+
+    private List<OutboxEvent> outboxEvents(String orderId) {
+        return sql.list("""
+                        SELECT id, event_type, status, attempts, last_error, created_at, processed_at
+                          FROM outbox_events WHERE aggregate_type = 'order' AND aggregate_id = ? ORDER BY id""",
+                row -> new OutboxEvent(row.getLong("id"), row.getString("event_type"), row.getString("status"),
+                        row.getInt("attempts"), row.getString("last_error"), instant(row, "created_at"),
+                        instant(row, "processed_at")),
+                orderId);
+    }
+
+    private List<Effect> effects(String orderId) {
+        return sql.list("""
+                        SELECT 'license' AS kind, license_id AS id, NULL AS detail, created_at FROM licenses WHERE order_id = ?
+                        UNION ALL
+                        SELECT 'notification', notification_id, kind, created_at FROM notifications WHERE order_id = ?
+                        UNION ALL
+                        SELECT 'loyalty points', id::text, reason || ': ' || points || ' points', created_at
+                          FROM loyalty_ledger WHERE order_id = ?
+                        ORDER BY created_at""",
+                row -> new Effect(row.getString("kind"), row.getString("id"), row.getString("detail"),
+                        instant(row, "created_at")),
+                orderId, orderId, orderId);
+    }
+
+    /** The other records whose resource is this order or one of its payments, such as the payments' own keys. */
+    private List<OperationRow> onSameOrder(long recordId, String orderId, List<Payment> payments) {
+        return sql.list("SELECT " + OperationRow.COLUMNS + """
+                         FROM idempotency_records
+                        WHERE ((resource_type = 'order' AND resource_id = ?)
+                               OR (resource_type = 'payment' AND resource_id = ANY(?)))
+                          AND id <> ?
+                        ORDER BY created_at, id
+                        LIMIT ?""",
+                OperationRow::of, orderId, paymentIds(payments), recordId,
+                RELATED_SHOWN);
+    }
+
+    /** The nearest records of the same user, operation and fingerprint under other keys, on each side in time. */
+    private List<Verdict.SameCart> sameCart(KeyRecord record) {
+        List<Verdict.SameCart> found = new ArrayList<>();
+        for (String side : List.of("created_at <= ? ORDER BY created_at DESC, id DESC",
+                "created_at > ? ORDER BY created_at, id")) {
+            found.addAll(sql.list("""
+                            SELECT id, idempotency_key, status, created_at FROM idempotency_records
+                             WHERE user_id = ? AND fingerprint = ? AND operation = ? AND id <> ? AND """ + " " + side
+                            + " LIMIT ?",
+                    row -> {
+                        Instant createdAt = instant(row, "created_at");
+                        return new Verdict.SameCart(row.getLong("id"), row.getString("idempotency_key"),
+                                row.getString("status"), createdAt, Duration.between(record.createdAt(), createdAt).abs());
+                    },
+                    record.userId(), record.fingerprint(), record.operation(), record.id(), record.createdAt(),
+                    SAME_CART_SHOWN));
+        }
+        return found;
+    }
+
+    /** The start of a fingerprint, enough to tell two apart in the timeline; the tables show them whole. */
+    private static String prefix(String fingerprint) {
+        return fingerprint.substring(0, Math.min(12, fingerprint.length())) + "…";
+    }
+
+    private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
+                                                List<Payment> payments, List<WebhookEvent> webhookEvents,
+                                                List<Transition> transitions, List<OutboxEvent> outboxEvents,
+                                                List<Effect> effects, List<Verdict.SameCart> sameCart) {
+        List<TimelineEntry> entries = new ArrayList<>();
+        entries.add(new TimelineEntry(record.createdAt(), "First request " + record.requestId(),
+                record.operation() + " with key " + record.key() + ", fingerprint " + prefix(record.fingerprint()), null));
+        if (record.completedAt() != null) {
+            entries.add(new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
+                    + (record.refusalCode() == null ? "" : " " + record.refusalCode()),
+                    "The record became " + record.status() + "; every retry with this key gets this stored answer.", null));
+        }
+        if (record.lastReplayedAt() != null) {
+            entries.add(new TimelineEntry(record.lastReplayedAt(), "Last replay",
+                    "Retried " + record.replayCount() + (record.replayCount() == 1 ? " time" : " times")
+                            + " with the same key and payload; each got the stored answer, nothing ran again.", null));
+        }
+        for (Conflict conflict : conflicts) {
+            entries.add(new TimelineEntry(conflict.at(), "Key reused with another payload, request " + conflict.requestId(),
+                    "Refused with 422; fingerprint " + prefix(conflict.conflictingFingerprint()) + " instead of "
+                            + prefix(conflict.originalFingerprint()) + ".", null));
+        }
+        if (order != null) {
+            entries.add(new TimelineEntry(order.createdAt(), "Order " + order.orderId() + " created",
+                    order.total() + " " + order.currency() + ", by request " + order.requestId() + "; now " + order.status() + ".",
+                    null));
+        }
+        for (Payment payment : payments) {
+            entries.add(new TimelineEntry(payment.createdAt(), "Payment attempt " + payment.paymentId(),
+                    "At " + payment.provider() + " with provider key " + payment.providerIdempotencyKey() + "; now "
+                            + payment.status() + ".",
+                    payment.idempotencyRecordId() == null ? null : "/console/operations/" + payment.idempotencyRecordId()));
+        }
+        for (Transition transition : transitions) {
+            entries.add(new TimelineEntry(transition.occurredAt(), transition.subjectType() + " " + transition.subjectId()
+                    + ": " + (transition.fromStatus() == null ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
+                    "Cause: " + transition.cause() + ".", null));
+        }
+        for (WebhookEvent event : webhookEvents) {
+            entries.add(new TimelineEntry(event.receivedAt(), "Webhook " + event.eventType() + " from " + event.provider(),
+                    "Event " + event.eventId() + ": " + event.status()
+                            + (event.reason() == null ? "" : " (" + event.reason() + ")") + ", delivered "
+                            + event.deliveryCount() + (event.deliveryCount() == 1 ? " time." : " times, recorded once."),
+                    null));
+        }
+        for (OutboxEvent event : outboxEvents) {
+            entries.add(new TimelineEntry(event.createdAt(), "Outbox event " + event.eventType() + " queued",
+                    "Event " + event.id() + " written with the state change that announces it.", null));
+            if (event.processedAt() != null) {
+                entries.add(new TimelineEntry(event.processedAt(), "Outbox event " + event.eventType() + " delivered",
+                        "After " + event.attempts() + (event.attempts() == 1 ? " attempt." : " attempts."), null));
+            }
+        }
+        for (Effect effect : effects) {
+            entries.add(new TimelineEntry(effect.createdAt(), "Effect: " + effect.kind(),
+                    effect.id() + (effect.detail() == null ? "" : " (" + effect.detail() + ")"), null));
+        }
+        for (Verdict.SameCart other : sameCart) {
+            entries.add(new TimelineEntry(other.createdAt(), "Same cart under another key",
+                    "Key " + other.key() + ", " + other.status() + ", " + other.apartText() + " apart.",
+                    "/console/operations/" + other.id()));
+        }
+        entries.sort(Comparator.comparing(TimelineEntry::at));
+        return List.copyOf(entries);
+    }
+}

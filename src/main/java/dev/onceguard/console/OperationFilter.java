@@ -1,0 +1,147 @@
+package dev.onceguard.console;
+
+import dev.onceguard.idempotency.IdempotencyRecord;
+import dev.onceguard.idempotency.Operation;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * The filters of {@code /console/operations} as typed in the form, checked: each field is either absent, a valid
+ * value, or named in {@link #problems()} with what would be accepted. A filter with problems is never queried.
+ */
+public record OperationFilter(String key, String user, String order, String status, String operation,
+                              String fromText, String toText, Instant from, Instant to, KeysetCursor after,
+                              List<String> problems) {
+
+    public static final String PATH = "/console/operations";
+    private static final List<String> STATUSES = Arrays.stream(IdempotencyRecord.Status.values()).map(Enum::name).toList();
+    private static final List<String> OPERATIONS = Arrays.stream(Operation.values()).map(Operation::wireName).toList();
+    private static final String TIME_HELP = "write it as 2026-11-30T05:41 (UTC) or as an ISO-8601 instant such as "
+            + "2026-11-30T05:41:00Z";
+
+    public static OperationFilter parse(String key, String user, String order, String status, String operation,
+                                        String from, String to, String after) {
+        List<String> problems = new ArrayList<>();
+        String statusValue = blankToNull(status);
+        if (statusValue != null && !STATUSES.contains(statusValue)) {
+            problems.add("Status \"" + statusValue + "\" is not one of " + String.join(", ", STATUSES) + ".");
+            statusValue = null;
+        }
+        String operationValue = blankToNull(operation);
+        if (operationValue != null && !OPERATIONS.contains(operationValue)) {
+            problems.add("Operation \"" + operationValue + "\" is not one of " + String.join(", ", OPERATIONS) + ".");
+            operationValue = null;
+        }
+        Instant fromTime = time("From", blankToNull(from), problems);
+        Instant toTime = time("To", blankToNull(to), problems);
+        if (fromTime != null && toTime != null && !fromTime.isBefore(toTime)) {
+            problems.add("From must be before To.");
+        }
+        KeysetCursor cursor = null;
+        String afterValue = blankToNull(after);
+        if (afterValue != null) {
+            cursor = KeysetCursor.parse(afterValue).orElse(null);
+            if (cursor == null) {
+                problems.add("The page cursor \"" + afterValue + "\" is not valid: start again from the first page.");
+            }
+        }
+        return new OperationFilter(blankToNull(key), blankToNull(user), blankToNull(order), statusValue, operationValue,
+                blankToNull(from), blankToNull(to), fromTime, toTime, cursor, List.copyOf(problems));
+    }
+
+    /** Every field absent: the newest records of all users. */
+    public static OperationFilter none() {
+        return parse(null, null, null, null, null, null, null, null);
+    }
+
+    public boolean valid() {
+        return problems.isEmpty();
+    }
+
+    public boolean narrowed() {
+        return key != null || user != null || order != null || status != null || operation != null
+                || from != null || to != null;
+    }
+
+    public boolean isStatus(String value) {
+        return value.equals(status);
+    }
+
+    public boolean isOperation(String value) {
+        return value.equals(operation);
+    }
+
+    public List<String> statuses() {
+        return STATUSES;
+    }
+
+    public List<String> operations() {
+        return OPERATIONS;
+    }
+
+    /** This filter's page that starts after {@code cursor}. */
+    public String pageAfter(KeysetCursor cursor) {
+        return link(cursor);
+    }
+
+    /** This filter's first page. */
+    public String firstPage() {
+        return link(null);
+    }
+
+    private String link(KeysetCursor cursor) {
+        Map<String, String> parameters = new LinkedHashMap<>();
+        parameters.put("key", key);
+        parameters.put("user", user);
+        parameters.put("order", order);
+        parameters.put("status", status);
+        parameters.put("operation", operation);
+        parameters.put("from", fromText);
+        parameters.put("to", toText);
+        parameters.put("after", cursor == null ? null : cursor.value());
+        StringJoiner query = new StringJoiner("&", "?", "").setEmptyValue("");
+        parameters.forEach((name, value) -> {
+            if (value != null) {
+                query.add(name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8));
+            }
+        });
+        return PATH + query;
+    }
+
+    /** {@code 2026-11-30T05:41} (UTC, as a datetime-local input sends it, seconds optional) or an ISO-8601 instant. */
+    static Instant parseTime(String text) {
+        try {
+            return OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeParseException notOffset) {
+            return LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
+        }
+    }
+
+    private static Instant time(String label, String text, List<String> problems) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return parseTime(text);
+        } catch (DateTimeParseException e) {
+            problems.add(label + " \"" + text + "\" is not a time: " + TIME_HELP + ".");
+            return null;
+        }
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.strip();
+    }
+}

@@ -1,0 +1,156 @@
+package dev.onceguard.console;
+
+import dev.onceguard.idempotency.IdempotencyRecord;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.onceguard.console.SqlReads.instant;
+
+/**
+ * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
+ * "possible double submission" pairs among them. Each page reads at most {@link #PAGE_SIZE} + 1 rows through an
+ * index: by key, by user, by resource, or by time.
+ */
+@ApplicationScoped
+public class OperationLists {
+
+    public static final int PAGE_SIZE = 50;
+
+    /** One page and the cursor of the next one (null on the last page). */
+    public record Page(List<OperationRow> rows, KeysetCursor next) {
+    }
+
+    /** An order of a user with its number of successful charges. */
+    public record UserOrder(String orderId, String status, BigDecimal total, String currency, Instant createdAt,
+                            int charges) {
+
+        public String operationsHref() {
+            return ConsoleLinks.operationsOfOrder(orderId);
+        }
+    }
+
+    private final SqlReads sql;
+
+    public OperationLists(SqlReads sql) {
+        this.sql = sql;
+    }
+
+    public Page page(OperationFilter filter) {
+        List<String> conditions = new ArrayList<>();
+        List<Object> parameters = new ArrayList<>();
+        if (filter.key() != null) {
+            conditions.add("idempotency_key = ?");
+            parameters.add(filter.key());
+        }
+        if (filter.user() != null) {
+            conditions.add("user_id = ?");
+            parameters.add(filter.user());
+        }
+        if (filter.order() != null) {
+            conditions.add("""
+                    ((resource_type = 'order' AND resource_id = ?)
+                     OR (resource_type = 'payment'
+                         AND resource_id = ANY(ARRAY(SELECT payment_id FROM payments WHERE order_id = ?))))""");
+            parameters.add(filter.order());
+            parameters.add(filter.order());
+        }
+        if (filter.status() != null) {
+            // Written as a literal (one of the three checked names), not bound: only then can a reused plan prove that
+            // FAILED or PROCESSING lies in the partial indexes of not-completed records.
+            conditions.add("status = '" + IdempotencyRecord.Status.valueOf(filter.status()).name() + "'");
+        }
+        if (filter.operation() != null) {
+            conditions.add("operation = ?");
+            parameters.add(filter.operation());
+        }
+        if (filter.from() != null) {
+            conditions.add("created_at >= ?");
+            parameters.add(filter.from());
+        }
+        if (filter.to() != null) {
+            conditions.add("created_at < ?");
+            parameters.add(filter.to());
+        }
+        return newestFirst(conditions, parameters, filter.after());
+    }
+
+    /** The user's records, newest first. */
+    public Page ofUser(String userId, KeysetCursor after) {
+        List<Object> parameters = new ArrayList<>();
+        parameters.add(userId);
+        return newestFirst(new ArrayList<>(List.of("user_id = ?")), parameters, after);
+    }
+
+    /**
+     * The rows with the other records of the same user, operation and fingerprint (the same cart) created under
+     * another key at most {@code window} before or after them, nearest first (three at most per row).
+     */
+    public List<OperationRow> withDoubleSubmissions(List<OperationRow> rows, Duration window) {
+        if (rows.isEmpty()) {
+            return rows;
+        }
+        Map<Long, List<OperationRow.DoubleSubmission>> pairs = new HashMap<>();
+        sql.list("""
+                        SELECT r.id AS row_id, o.id, o.idempotency_key,
+                               floor(abs(extract(epoch FROM o.created_at - r.created_at)))::bigint AS seconds_apart
+                          FROM idempotency_records r
+                          CROSS JOIN LATERAL (
+                                SELECT o.id, o.idempotency_key, o.created_at
+                                  FROM idempotency_records o
+                                 WHERE o.user_id = r.user_id AND o.fingerprint = r.fingerprint
+                                   AND o.operation = r.operation AND o.id <> r.id
+                                   AND o.created_at BETWEEN r.created_at - make_interval(secs => ?) AND r.created_at + make_interval(secs => ?)
+                                 ORDER BY abs(extract(epoch FROM o.created_at - r.created_at))
+                                 LIMIT 3) o
+                         WHERE r.id = ANY(?)
+                         ORDER BY r.id, seconds_apart""",
+                row -> pairs.computeIfAbsent(row.getLong("row_id"), id -> new ArrayList<>())
+                        .add(new OperationRow.DoubleSubmission(row.getLong("id"), row.getString("idempotency_key"),
+                                row.getLong("seconds_apart"))),
+                seconds(window), seconds(window), rows.stream().map(OperationRow::id).toArray(Long[]::new));
+        return rows.stream().map(r -> r.withDoubleSubmissions(pairs.getOrDefault(r.id(), List.of()))).toList();
+    }
+
+    /** The user's newest orders (at most {@code limit}) with their successful charges. */
+    public List<UserOrder> ordersOf(String userId, int limit) {
+        return sql.list("""
+                        SELECT o.order_id, o.status, o.total, o.currency, o.created_at,
+                               (SELECT count(*) FROM payments p WHERE p.order_id = o.order_id AND p.status = 'SUCCEEDED') AS charges
+                          FROM orders o
+                         WHERE o.user_id = ?
+                         ORDER BY o.order_id DESC
+                         LIMIT ?""",
+                row -> new UserOrder(row.getString("order_id"), row.getString("status"), row.getBigDecimal("total"),
+                        row.getString("currency"), instant(row, "created_at"), row.getInt("charges")),
+                userId, limit);
+    }
+
+    private static double seconds(Duration window) {
+        return window.toMillis() / 1000.0;
+    }
+
+    private Page newestFirst(List<String> conditions, List<Object> parameters, KeysetCursor after) {
+        if (after != null) {
+            conditions.add("(created_at, id) < (?, ?)");
+            parameters.add(after.createdAt());
+            parameters.add(after.id());
+        }
+        parameters.add(PAGE_SIZE + 1);
+        List<OperationRow> rows = sql.list("SELECT " + OperationRow.COLUMNS + " FROM idempotency_records"
+                        + (conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions))
+                        + " ORDER BY created_at DESC, id DESC LIMIT ?",
+                OperationRow::of, parameters.toArray());
+        if (rows.size() <= PAGE_SIZE) {
+            return new Page(rows, null);
+        }
+        List<OperationRow> shown = rows.subList(0, PAGE_SIZE);
+        return new Page(List.copyOf(shown), shown.get(PAGE_SIZE - 1).cursor());
+    }
+}

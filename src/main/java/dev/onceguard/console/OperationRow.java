@@ -1,0 +1,75 @@
+package dev.onceguard.console;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+
+import static dev.onceguard.console.SqlReads.instant;
+import static dev.onceguard.console.SqlReads.nullableInt;
+
+/** One idempotency record as the lists show it; {@link #COLUMNS} selects what {@link #of} reads. */
+public record OperationRow(long id, String key, String userId, String operation, String status, String fingerprintPrefix,
+                           int replayCount, String resourceType, String resourceId, Integer responseStatus,
+                           Instant createdAt, Instant expiresAt, Instant leaseExpiresAt,
+                           List<DoubleSubmission> doubleSubmissions) {
+
+    static final String COLUMNS = """
+            id, idempotency_key, user_id, operation, status, left(fingerprint, 12) AS fingerprint_prefix, replay_count,
+            resource_type, resource_id, response_status, created_at, expires_at, lease_expires_at""";
+
+    /** Another record of the same user with the same operation and fingerprint under a different key, close in time. */
+    public record DoubleSubmission(long otherId, String otherKey, long secondsApart) {
+
+        public String href() {
+            return ConsoleLinks.operation(otherId);
+        }
+    }
+
+    static OperationRow of(ResultSet row) throws SQLException {
+        return new OperationRow(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
+                row.getString("operation"), row.getString("status"), row.getString("fingerprint_prefix"),
+                row.getInt("replay_count"), row.getString("resource_type"), row.getString("resource_id"),
+                nullableInt(row, "response_status"), instant(row, "created_at"), instant(row, "expires_at"),
+                instant(row, "lease_expires_at"), List.of());
+    }
+
+    OperationRow withDoubleSubmissions(List<DoubleSubmission> found) {
+        return new OperationRow(id, key, userId, operation, status, fingerprintPrefix, replayCount, resourceType,
+                resourceId, responseStatus, createdAt, expiresAt, leaseExpiresAt, List.copyOf(found));
+    }
+
+    public KeysetCursor cursor() {
+        return new KeysetCursor(createdAt, id);
+    }
+
+    public boolean possibleDoubleSubmission() {
+        return !doubleSubmissions.isEmpty();
+    }
+
+    /** PROCESSING whose lease has run out: nobody is working on it until a retry or lease recovery takes it over. */
+    public boolean stuck() {
+        return "PROCESSING".equals(status) && leaseExpiresAt != null && !leaseExpiresAt.isAfter(Instant.now());
+    }
+
+    /** The badge class; the status text is always shown inside the badge. */
+    public String statusClass() {
+        return switch (status) {
+            case "COMPLETED" -> "st-ok";
+            case "FAILED" -> "st-warn";
+            default -> stuck() ? "st-bad" : "st-info";
+        };
+    }
+
+    public boolean hasResource() {
+        return resourceType != null && resourceId != null;
+    }
+
+    public String href() {
+        return ConsoleLinks.operation(id);
+    }
+
+    public String userHref() {
+        return ConsoleLinks.user(userId);
+    }
+}

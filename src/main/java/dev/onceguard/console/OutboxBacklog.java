@@ -1,0 +1,153 @@
+package dev.onceguard.console;
+
+import dev.onceguard.outbox.OutboxRelay;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Outbox events not delivered yet (pending, retrying or dead), oldest first, and "retry now" of a dead one. */
+@ApplicationScoped
+public class OutboxBacklog {
+
+    static final int PAGE_SIZE = 50;
+    static final int COUNT_LIMIT = 10_000;
+
+    /** The page's status filter (PENDING when none is given); RETRYING is PENDING with an attempt behind it. */
+    public enum Shown {
+        PENDING("status = 'PENDING'"),
+        RETRYING("status = 'PENDING' AND attempts > 0"),
+        DEAD("status = 'DEAD'");
+
+        private final String condition;
+
+        Shown(String condition) {
+            this.condition = condition;
+        }
+
+        static Shown of(String status) {
+            if (status == null || status.isEmpty()) {
+                return PENDING;
+            }
+            return switch (status) {
+                case "PENDING" -> PENDING;
+                case "RETRYING" -> RETRYING;
+                case "DEAD" -> DEAD;
+                default -> throw ConsoleRequestRejected.badRequest("Status must be PENDING, RETRYING or DEAD.");
+            };
+        }
+    }
+
+    public record Event(long id, String eventType, String aggregateType, String aggregateId, String status,
+                        int attempts, Instant nextAttemptAt, String lastError, Instant createdAt) {
+
+        public boolean dead() {
+            return status.equals("DEAD");
+        }
+
+        /** PENDING with attempts behind it is shown as RETRYING, as the filter names it. */
+        public String shownStatus() {
+            return status.equals("PENDING") && attempts > 0 ? "RETRYING" : status;
+        }
+
+        public String tone() {
+            return switch (shownStatus()) {
+                case "DEAD" -> "st-bad";
+                case "RETRYING" -> "st-warn";
+                default -> "st-info";
+            };
+        }
+    }
+
+    /** Counts up to {@link #COUNT_LIMIT} each (a capped count shows as "10000+"). */
+    public record Counts(long pending, long retrying, long dead, Instant oldestPending) {
+
+        public boolean pendingCapped() {
+            return pending > COUNT_LIMIT;
+        }
+
+        public boolean retryingCapped() {
+            return retrying > COUNT_LIMIT;
+        }
+
+        public boolean deadCapped() {
+            return dead > COUNT_LIMIT;
+        }
+
+        public long pendingShown() {
+            return Math.min(pending, COUNT_LIMIT);
+        }
+
+        public long retryingShown() {
+            return Math.min(retrying, COUNT_LIMIT);
+        }
+
+        public long deadShown() {
+            return Math.min(dead, COUNT_LIMIT);
+        }
+    }
+
+    public record Listing(List<Event> rows, String nextCursor) {
+    }
+
+    private final ConsoleReads reads;
+    private final OutboxRelay relay;
+
+    public OutboxBacklog(ConsoleReads reads, OutboxRelay relay) {
+        this.reads = reads;
+        this.relay = relay;
+    }
+
+    Listing list(Shown shown, Optional<Cursor> after) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT id, event_type, aggregate_type, aggregate_id, status, attempts, next_attempt_at, last_error,
+                       created_at
+                  FROM outbox_events""").append(" WHERE ").append(shown.condition);
+        List<Object> parameters = new ArrayList<>();
+        after.ifPresent(cursor -> {
+            sql.append(" AND (created_at, id) > (?, ?)");
+            parameters.add(cursor.at());
+            parameters.add(cursor.id());
+        });
+        sql.append(" ORDER BY created_at, id LIMIT ?");
+        parameters.add(PAGE_SIZE + 1);
+        List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("event_type"),
+                row.getString("aggregate_type"), row.getString("aggregate_id"), row.getString("status"),
+                row.getInt("attempts"), ConsoleReads.instant(row, "next_attempt_at"), row.getString("last_error"),
+                ConsoleReads.instant(row, "created_at")), parameters.toArray());
+        String next = rows.size() > PAGE_SIZE
+                ? new Cursor(rows.get(PAGE_SIZE - 1).createdAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
+        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+    }
+
+    Counts counts() {
+        String capped = "SELECT count(*) FROM (SELECT 1 FROM outbox_events WHERE %s LIMIT ?) capped";
+        return new Counts(
+                reads.number(capped.formatted(Shown.PENDING.condition), COUNT_LIMIT + 1),
+                reads.number(capped.formatted(Shown.RETRYING.condition), COUNT_LIMIT + 1),
+                reads.number(capped.formatted(Shown.DEAD.condition), COUNT_LIMIT + 1),
+                reads.one("SELECT min(created_at) AS oldest FROM outbox_events WHERE status = 'PENDING'",
+                        row -> ConsoleReads.instant(row, "oldest")).orElse(null));
+    }
+
+    boolean exists(long id) {
+        return reads.one("SELECT 1 FROM outbox_events WHERE id = ?", row -> true, id).isPresent();
+    }
+
+    /**
+     * A DEAD event becomes PENDING, due now, with its attempts reset to zero ({@link OutboxRelay#retryNow}: one
+     * conditional UPDATE on {@code status = 'DEAD'}), so it gets the whole retry budget and backoff again. Its last
+     * error stays until the next attempt replaces it.
+     */
+    ActionResult retryNow(long id) {
+        if (relay.retryNow(id)) {
+            return new ActionResult(AuditOutcome.DONE, AdminNotice.OUTBOX_REQUEUED, "PENDING, due now, attempts reset");
+        }
+        String status = reads.one("SELECT status FROM outbox_events WHERE id = ?", row -> row.getString(1), id)
+                .orElse("gone");
+        return new ActionResult(AuditOutcome.ALREADY_RESOLVED, AdminNotice.OUTBOX_ALREADY_RESOLVED,
+                "event is " + status + ", not DEAD");
+    }
+}

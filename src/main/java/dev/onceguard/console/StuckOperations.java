@@ -1,0 +1,159 @@
+package dev.onceguard.console;
+
+import dev.onceguard.idempotency.Checkpoint;
+import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.Operation;
+import dev.onceguard.payment.PaymentService;
+import dev.onceguard.platform.Timestamps;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * PROCESSING records whose lease has expired, and the two admin actions on them. Both act through the idempotency
+ * engine's own conditional statements, the ones lease recovery uses, so the database decides who handles a record:
+ * an operator, a client retry, the recovery job or another replica, exactly one of them.
+ */
+@ApplicationScoped
+public class StuckOperations {
+
+    static final int PAGE_SIZE = 50;
+    static final int COUNT_LIMIT = 1000;
+
+    /** One stuck operation as the page shows it. */
+    public record Stuck(long id, String userId, String operation, String key, String recoveryPoint,
+                        Instant createdAt, Instant leaseExpiredAt, String resourceType, String resourceId,
+                        String paymentStatus) {
+
+        /** Released only when no external call can have happened: what lease recovery itself would release. */
+        public boolean releasable() {
+            return IdempotencyService.STARTED.equals(recoveryPoint);
+        }
+
+        public boolean reconcilable() {
+            return !releasable() && Operation.CREATE_PAYMENT.wireName().equals(operation);
+        }
+    }
+
+    public record Listing(List<Stuck> rows, String nextCursor, long total, boolean totalCapped) {
+    }
+
+    private record State(String status, String operation, String recoveryPoint, boolean leaseExpired) {
+
+        boolean stuck() {
+            return status.equals("PROCESSING") && leaseExpired;
+        }
+    }
+
+    private final ConsoleReads reads;
+    private final IdempotencyService idempotency;
+    private final PaymentService payments;
+
+    public StuckOperations(ConsoleReads reads, IdempotencyService idempotency, PaymentService payments) {
+        this.reads = reads;
+        this.idempotency = idempotency;
+        this.payments = payments;
+    }
+
+    /** Oldest first, by when the operation started. */
+    Listing list(Optional<Cursor> after) {
+        Instant now = Timestamps.now();
+        Cursor from = after.orElse(new Cursor(Instant.EPOCH, 0));
+        List<Stuck> rows = reads.list("""
+                        SELECT r.id, r.user_id, r.operation, r.idempotency_key, r.recovery_point, r.created_at,
+                               r.lease_expires_at, r.resource_type, r.resource_id, p.status AS payment_status
+                          FROM (SELECT id, user_id, operation, idempotency_key, recovery_point, created_at,
+                                       lease_expires_at, resource_type, resource_id
+                                  FROM idempotency_records
+                                 WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND (created_at, id) > (?, ?)
+                                 ORDER BY created_at, id
+                                 LIMIT ?) r
+                          LEFT JOIN payments p ON r.resource_type = 'payment' AND p.payment_id = r.resource_id
+                         ORDER BY r.created_at, r.id""",
+                row -> new Stuck(row.getLong("id"), row.getString("user_id"), row.getString("operation"),
+                        row.getString("idempotency_key"), row.getString("recovery_point"),
+                        ConsoleReads.instant(row, "created_at"), ConsoleReads.instant(row, "lease_expires_at"),
+                        row.getString("resource_type"), row.getString("resource_id"), row.getString("payment_status")),
+                now, from.at(), from.id(), PAGE_SIZE + 1);
+        long total = reads.number("""
+                SELECT count(*) FROM (SELECT 1 FROM idempotency_records
+                                       WHERE status = 'PROCESSING' AND lease_expires_at <= ? LIMIT ?) capped""",
+                now, COUNT_LIMIT + 1);
+        String next = rows.size() > PAGE_SIZE ? new Cursor(rows.get(PAGE_SIZE - 1).createdAt(),
+                rows.get(PAGE_SIZE - 1).id()).token() : null;
+        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next, Math.min(total, COUNT_LIMIT),
+                total > COUNT_LIMIT);
+    }
+
+    /**
+     * Deletes the record if, at this moment, it is PROCESSING at recovery point {@code started} with an expired
+     * lease ({@link IdempotencyService#releaseIfAbandoned}, one conditional DELETE). Anything else is refused or
+     * reported as already resolved, and nothing changes.
+     */
+    ActionResult release(long recordId) {
+        if (QuarkusTransaction.requiringNew().call(() -> idempotency.releaseIfAbandoned(recordId))) {
+            return new ActionResult(AuditOutcome.DONE, AdminNotice.RELEASED,
+                    "released at recovery point started; the key can be used again");
+        }
+        Optional<State> state = state(recordId);
+        if (state.isEmpty() || !state.get().stuck()) {
+            return alreadyResolved(state);
+        }
+        return new ActionResult(AuditOutcome.REFUSED, AdminNotice.RELEASE_REFUSED, "recovery point "
+                + state.get().recoveryPoint() + ": an external call may have happened; release refused");
+    }
+
+    /**
+     * Does what lease recovery does with a payment past its external call: takes the record over with a
+     * conditional UPDATE ({@link IdempotencyService#takeOver}) and resumes it with the payment's own provider key
+     * ({@link PaymentService#resume}), never with a new call.
+     */
+    ActionResult sendToReconciliation(long recordId) {
+        Optional<State> state = state(recordId);
+        if (state.isEmpty() || !state.get().stuck()) {
+            return alreadyResolved(state);
+        }
+        if (IdempotencyService.STARTED.equals(state.get().recoveryPoint())) {
+            return new ActionResult(AuditOutcome.REFUSED, AdminNotice.RECONCILE_NOT_NEEDED,
+                    "recovery point started: no external call to reconcile");
+        }
+        if (!Operation.CREATE_PAYMENT.wireName().equals(state.get().operation())) {
+            return new ActionResult(AuditOutcome.REFUSED, AdminNotice.RECONCILE_NOT_POSSIBLE,
+                    state.get().operation() + " at recovery point " + state.get().recoveryPoint() + " has no reconciliation");
+        }
+        Optional<Checkpoint> checkpoint = idempotency.takeOver(recordId);
+        if (checkpoint.isEmpty()) {
+            return alreadyResolved(state(recordId));
+        }
+        IdempotentResponse response = payments.resume(recordId, checkpoint.get());
+        String paymentId = checkpoint.get().resourceId();
+        String paymentStatus = reads.one("SELECT status FROM payments WHERE payment_id = ?",
+                row -> row.getString(1), paymentId).orElse("missing");
+        if (response.stored().status() == 202) {
+            return new ActionResult(AuditOutcome.DONE, AdminNotice.RECONCILED_STILL_UNKNOWN,
+                    "payment " + paymentId + " asked again with its provider key: still " + paymentStatus);
+        }
+        return new ActionResult(AuditOutcome.DONE, AdminNotice.RECONCILED,
+                "payment " + paymentId + " asked again with its provider key: " + paymentStatus + ", operation finished");
+    }
+
+    private ActionResult alreadyResolved(Optional<State> state) {
+        String detail = state.map(s -> s.status().equals("PROCESSING")
+                        ? "lease held: taken over by a retry or the recovery job" : "record is " + s.status())
+                .orElse("record no longer exists: released or removed");
+        return new ActionResult(AuditOutcome.ALREADY_RESOLVED, AdminNotice.OPERATION_ALREADY_RESOLVED, detail);
+    }
+
+    private Optional<State> state(long recordId) {
+        return reads.one("""
+                        SELECT status, operation, recovery_point, lease_expires_at <= ? AS lease_expired
+                          FROM idempotency_records WHERE id = ?""",
+                row -> new State(row.getString("status"), row.getString("operation"), row.getString("recovery_point"),
+                        row.getBoolean("lease_expired")),
+                Timestamps.now(), recordId);
+    }
+}

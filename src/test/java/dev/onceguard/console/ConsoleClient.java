@@ -1,0 +1,59 @@
+package dev.onceguard.console;
+
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The console as an operator's browser uses it: HTTP Basic, pages fetched first, forms posted with their CSRF token. */
+final class ConsoleClient {
+
+    static final String SUPPORT = "support";
+    static final String ADMIN = "admin";
+    static final String CSRF_COOKIE = "onceguard-csrf";
+    static final String CSRF_FIELD = "csrf-token";
+    private static final Map<String, String> PASSWORDS = Map.of(SUPPORT, "support-password", ADMIN, "admin-password");
+    private static final Pattern HIDDEN_TOKEN = Pattern.compile("name=\"" + CSRF_FIELD + "\" value=\"([^\"]+)\"");
+
+    /** The CSRF cookie a page set and the token its forms carry. */
+    record Form(String cookie, String token) {
+    }
+
+    private ConsoleClient() {
+    }
+
+    static RequestSpecification as(String user) {
+        return given().auth().preemptive().basic(user, PASSWORDS.get(user)).redirects().follow(false);
+    }
+
+    static Response page(String user, String path) {
+        return as(user).get(path);
+    }
+
+    /** Opens {@code page} as {@code user} and takes the token of its forms, as a browser would before posting. */
+    static Form form(String user, String page) {
+        Response response = page(user, page);
+        assertThat(response.statusCode()).as(page).isEqualTo(200);
+        Matcher token = HIDDEN_TOKEN.matcher(response.asString());
+        assertThat(token.find()).as("a form with a CSRF token on " + page).isTrue();
+        String cookie = response.getCookie(CSRF_COOKIE);
+        assertThat(cookie).as("the CSRF cookie of " + page).isNotNull();
+        return new Form(cookie, token.group(1));
+    }
+
+    /** Posts an admin action's form the way the page's own form would. */
+    static Response post(String user, String path, Form form) {
+        return as(user).cookie(CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
+                .formParam(CSRF_FIELD, form.token()).post(path);
+    }
+
+    /** Posts the form without any CSRF token: no cookie, no field, as a forged cross-site form would. */
+    static Response postWithoutToken(String user, String path) {
+        return as(user).contentType("application/x-www-form-urlencoded").formParam("confirm", "yes").post(path);
+    }
+}

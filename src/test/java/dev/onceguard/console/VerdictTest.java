@@ -1,0 +1,119 @@
+package dev.onceguard.console;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class VerdictTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
+    private static final Duration WINDOW = Duration.ofMinutes(2);
+
+    private static Verdict.Facts completed(int replays, int conflicts, int orders, int charges, List<Verdict.SameCart> sameCart) {
+        return new Verdict.Facts("COMPLETED", null, "finished", replays, 201, null, conflicts, orders, charges, 0, 0,
+                sameCart, WINDOW, NOW);
+    }
+
+    private static Verdict.SameCart other(long seconds) {
+        return new Verdict.SameCart(7, "k-other", "COMPLETED", NOW.minusSeconds(seconds), Duration.ofSeconds(seconds));
+    }
+
+    @Test
+    void aRetriedIntentCountsItsRetriesOrderAndCharges() {
+        Verdict verdict = Verdict.of(completed(3, 0, 1, 1, List.of()));
+
+        assertThat(verdict.headline()).isEqualTo("One intent, retried 3 times: one order, one charge.");
+        assertThat(verdict.tone()).isEqualTo("ok");
+        assertThat(verdict.findings()).isEmpty();
+    }
+
+    @Test
+    void countsAreWrittenTruthfully() {
+        assertThat(Verdict.of(completed(1, 0, 1, 0, List.of())).headline())
+                .isEqualTo("One intent, retried 1 time: one order, no charge.");
+        assertThat(Verdict.of(completed(0, 0, 0, 0, List.of())).headline())
+                .isEqualTo("One intent, sent once: no order, no charge.");
+        Verdict twoCharges = Verdict.of(completed(0, 0, 1, 2, List.of()));
+        assertThat(twoCharges.headline()).isEqualTo("One intent, sent once: one order, 2 charges.");
+        assertThat(twoCharges.tone()).isEqualTo("bad");
+    }
+
+    @Test
+    void aKeyReusedWithAnotherPayloadIsReportedAsRefusedConflicts() {
+        Verdict verdict = Verdict.of(completed(0, 2, 1, 0, List.of()));
+
+        assertThat(verdict.findings()).containsExactly(
+                "Key reused with a different payload 2 times; those requests were refused (422) and created nothing.");
+        assertThat(verdict.tone()).isEqualTo("warn");
+    }
+
+    @Test
+    void theSameCartUnderAnotherKeyWithinTheWindowIsAPossibleDoubleSubmission() {
+        Verdict verdict = Verdict.of(completed(0, 0, 1, 1, List.of(other(12))));
+
+        assertThat(verdict.findings()).containsExactly("Another operation with the same cart under a different key "
+                + "exists (12 s apart): a separate intent — possible double submission, within the 2 min window.");
+        assertThat(verdict.tone()).isEqualTo("warn");
+        assertThat(verdict.sameCart()).extracting(Verdict.SameCart::key).containsExactly("k-other");
+    }
+
+    @Test
+    void theSameCartOutsideTheWindowIsLikelyDeliberateAndTheNearestIsNamedFirst() {
+        Verdict verdict = Verdict.of(completed(0, 0, 1, 1, List.of(other(7200), other(3 * 3600 + 300))));
+
+        assertThat(verdict.findings()).containsExactly("2 other operations with the same cart under different keys "
+                + "exist (nearest 2 h 0 min apart): separate intents — outside the 2 min double-submission window, "
+                + "so likely a deliberate purchase.");
+        assertThat(verdict.tone()).isEqualTo("ok");
+        assertThat(verdict.sameCart()).extracting(Verdict.SameCart::apart)
+                .containsExactly(Duration.ofHours(2), Duration.ofSeconds(3 * 3600 + 300));
+    }
+
+    @Test
+    void processingIsInProgressUntilItsLeaseRunsOutThenStuck() {
+        Verdict running = Verdict.of(new Verdict.Facts("PROCESSING", NOW.plusSeconds(20), "payment_created", 0, null,
+                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW));
+        Verdict stuck = Verdict.of(new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
+                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW));
+
+        assertThat(running.headline()).startsWith("Still in progress: the first request is running (recovery point "
+                + "payment_created); a retry with this key gets 409");
+        assertThat(running.tone()).isEqualTo("warn");
+        assertThat(stuck.headline()).startsWith("Stuck past its lease: still PROCESSING at recovery point "
+                + "outcome_unknown, its lease ran out 90 s ago.");
+        assertThat(stuck.tone()).isEqualTo("bad");
+    }
+
+    @Test
+    void aStoredRefusalCreatedNothing() {
+        Verdict verdict = Verdict.of(new Verdict.Facts("FAILED", null, "finished", 2, 409, "OUT_OF_STOCK", 0, 0, 0, 0,
+                0, List.of(), WINDOW, NOW));
+
+        assertThat(verdict.headline()).isEqualTo("Refused, and the refusal is stored: the first request was answered "
+                + "409 OUT_OF_STOCK and its 2 retries got the same answer. This operation created nothing.");
+        assertThat(verdict.tone()).isEqualTo("warn");
+    }
+
+    @Test
+    void duplicateDeliveriesAndLicensesAreCounted() {
+        Verdict verdict = Verdict.of(new Verdict.Facts("COMPLETED", null, "finished", 0, 201, null, 0, 1, 1, 2, 1,
+                List.of(), WINDOW, NOW));
+
+        assertThat(verdict.findings()).containsExactly(
+                "The provider delivered webhook events 2 extra times; the duplicates were answered 200 and changed nothing.",
+                "One license issued.");
+    }
+
+    @Test
+    void spansAreShortAndExact() {
+        assertThat(Verdict.span(Duration.ofSeconds(45))).isEqualTo("45 s");
+        assertThat(Verdict.span(Duration.ofSeconds(75))).isEqualTo("75 s");
+        assertThat(Verdict.span(Duration.ofMinutes(2))).isEqualTo("2 min");
+        assertThat(Verdict.span(Duration.ofSeconds(3 * 3600 + 300))).isEqualTo("3 h 5 min");
+        assertThat(Verdict.span(Duration.ofHours(52))).isEqualTo("2 d 4 h");
+    }
+}
