@@ -10,6 +10,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URL;
@@ -125,9 +126,13 @@ class ConsolePagesBenchmark {
         ProcessBuilder psql = new ProcessBuilder("psql", "-X", "-h", database.getHost(),
                 "-p", String.valueOf(database.getPort() < 0 ? 5432 : database.getPort()), "-U", dbUser,
                 "-d", database.getPath().substring(1), "-f", Path.of("bench", "console-seed.sql").toString())
-                .inheritIO();
+                .redirectErrorStream(true);
         dbPassword.ifPresent(password -> psql.environment().put("PGPASSWORD", password));
-        assertThat(psql.start().waitFor()).as("psql -f bench/console-seed.sql exit status").isZero();
+        Process seeding = psql.start();
+        try (BufferedReader output = seeding.inputReader()) {
+            output.lines().forEach(line -> System.out.println("SEED " + line));
+        }
+        assertThat(seeding.waitFor()).as("psql -f bench/console-seed.sql exit status").isZero();
     }
 
     /**
