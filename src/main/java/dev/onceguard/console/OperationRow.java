@@ -5,8 +5,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 
-import static dev.onceguard.console.SqlReads.instant;
-import static dev.onceguard.console.SqlReads.nullableInt;
+import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.console.ConsoleReads.nullableInt;
 
 /** One idempotency record as the lists show it; {@link #COLUMNS} selects what {@link #of} reads. */
 public record OperationRow(long id, String key, String userId, String operation, String status, String fingerprintPrefix,
@@ -37,10 +37,6 @@ public record OperationRow(long id, String key, String userId, String operation,
     OperationRow withDoubleSubmissions(List<DoubleSubmission> found) {
         return new OperationRow(id, key, userId, operation, status, fingerprintPrefix, replayCount, resourceType,
                 resourceId, responseStatus, createdAt, expiresAt, leaseExpiresAt, List.copyOf(found));
-    }
-
-    public KeysetCursor cursor() {
-        return new KeysetCursor(createdAt, id);
     }
 
     public boolean possibleDoubleSubmission() {
