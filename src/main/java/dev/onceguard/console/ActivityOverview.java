@@ -42,8 +42,8 @@ public class ActivityOverview {
             return Duration.between(startedAt, finishedAt).toMillis();
         }
 
-        public String outcomeClass() {
-            return "SUCCEEDED".equals(outcome) ? "st-ok" : "st-bad";
+        public String statusClass() {
+            return StatusBadges.jobRun(outcome);
         }
     }
 

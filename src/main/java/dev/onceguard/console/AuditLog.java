@@ -18,10 +18,10 @@ public class AuditLog {
     public record Entry(long id, Instant at, String actor, String action, String targetType, String targetId,
                         String outcome, String detail) {
 
-        public String tone() {
+        public String statusClass() {
             for (AuditOutcome known : AuditOutcome.values()) {
                 if (known.label().equals(outcome)) {
-                    return known.tone();
+                    return known.statusClass();
                 }
             }
             return "st-neutral";

@@ -33,13 +33,8 @@ public class InboxEvents {
             return status.equals("FAILED");
         }
 
-        public String tone() {
-            return switch (status) {
-                case "PROCESSED" -> "st-ok";
-                case "IGNORED" -> "st-neutral";
-                case "FAILED" -> "st-bad";
-                default -> "st-info";
-            };
+        public String statusClass() {
+            return StatusBadges.webhookEvent(status);
         }
     }
 

@@ -27,15 +27,15 @@ public class JobHistory {
             return millis < 1000 ? millis + " ms" : String.format("%.1f s", millis / 1000.0);
         }
 
-        public boolean succeeded() {
-            return outcome.equals("SUCCEEDED");
+        public String statusClass() {
+            return StatusBadges.jobRun(outcome);
         }
     }
 
     public record Summary(String job, String schedule, Instant lastRunAt, String lastOutcome, Instant lastSuccessAt) {
 
-        public boolean lastFailed() {
-            return "FAILED".equals(lastOutcome);
+        public String statusClass() {
+            return StatusBadges.jobRun(lastOutcome);
         }
     }
 

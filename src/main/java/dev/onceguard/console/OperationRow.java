@@ -48,13 +48,8 @@ public record OperationRow(long id, String key, String userId, String operation,
         return "PROCESSING".equals(status) && leaseExpiresAt != null && !leaseExpiresAt.isAfter(Instant.now());
     }
 
-    /** The badge class; the status text is always shown inside the badge. */
     public String statusClass() {
-        return switch (status) {
-            case "COMPLETED" -> "st-ok";
-            case "FAILED" -> "st-warn";
-            default -> stuck() ? "st-bad" : "st-info";
-        };
+        return StatusBadges.idempotencyRecord(status, leaseExpiresAt);
     }
 
     public boolean hasResource() {

@@ -54,12 +54,8 @@ public class OutboxBacklog {
             return status.equals("PENDING") && attempts > 0 ? "RETRYING" : status;
         }
 
-        public String tone() {
-            return switch (shownStatus()) {
-                case "DEAD" -> "st-bad";
-                case "RETRYING" -> "st-warn";
-                default -> "st-info";
-            };
+        public String statusClass() {
+            return StatusBadges.outboxEvent(status, attempts);
         }
     }
 
