@@ -42,7 +42,7 @@ class ConsoleOverviewTest {
     Jobs jobs;
 
     @Inject
-    SqlReads sql;
+    ConsoleReads sql;
 
     private final String user = TestTokens.newUser();
 
