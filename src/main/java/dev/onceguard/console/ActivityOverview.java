@@ -12,7 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.onceguard.console.SqlReads.instant;
+import static dev.onceguard.console.ConsoleReads.instant;
 
 /**
  * The overview's numbers, each from a cheap read: request and delivery counts from the hourly rollup
@@ -42,8 +42,8 @@ public class ActivityOverview {
             return Duration.between(startedAt, finishedAt).toMillis();
         }
 
-        public String outcomeClass() {
-            return "SUCCEEDED".equals(outcome) ? "st-ok" : "st-bad";
+        public String statusClass() {
+            return StatusBadges.jobRun(outcome);
         }
     }
 
@@ -62,10 +62,10 @@ public class ActivityOverview {
             new Series("conflict", "Key-reuse conflicts (422)"),
             new Series(DUPLICATE, "Duplicate webhook deliveries"));
 
-    private final SqlReads sql;
+    private final ConsoleReads reads;
 
-    public ActivityOverview(SqlReads sql) {
-        this.sql = sql;
+    public ActivityOverview(ConsoleReads reads) {
+        this.reads = reads;
     }
 
     public Overview read() {
@@ -104,7 +104,7 @@ public class ActivityOverview {
     }
 
     private Processing processing() {
-        return sql.one("""
+        return reads.one("""
                         SELECT count(*) FILTER (WHERE lease_expires_at <= now()) AS stuck, count(*) AS processing
                           FROM idempotency_records WHERE status = 'PROCESSING'""",
                 row -> new Processing(row.getLong("stuck"), row.getLong("processing"))).orElseThrow();
@@ -114,7 +114,7 @@ public class ActivityOverview {
     }
 
     private Outbox outbox() {
-        return sql.one("""
+        return reads.one("""
                         SELECT count(*) FILTER (WHERE status = 'PENDING') AS pending,
                                count(*) FILTER (WHERE status = 'PENDING' AND attempts > 0) AS retrying,
                                count(*) FILTER (WHERE status = 'DEAD') AS dead,
@@ -128,7 +128,7 @@ public class ActivityOverview {
     }
 
     private UnknownPayments unknownPayments() {
-        return sql.one("""
+        return reads.one("""
                         SELECT count(*) AS unknown, count(*) FILTER (WHERE updated_at < ?) AS old
                           FROM payments WHERE status = 'UNKNOWN'""",
                 row -> new UnknownPayments(row.getLong("unknown"), row.getLong("old")),
@@ -136,7 +136,7 @@ public class ActivityOverview {
     }
 
     private long failedWebhookEvents() {
-        return sql.one("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'", row -> row.getLong(1)).orElseThrow();
+        return reads.number("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'");
     }
 
     /**
@@ -147,7 +147,7 @@ public class ActivityOverview {
         record Count(Instant hour, String kind, long count) {
         }
         Map<String, long[]> perHour = new HashMap<>();
-        for (Count count : sql.list("""
+        for (Count count : reads.list("""
                         SELECT hour, kind, count FROM activity_hourly
                          WHERE hour >= ? AND (kind LIKE 'requests.%' OR kind LIKE 'webhooks.%.duplicate')""",
                 row -> new Count(instant(row, "hour"), row.getString("kind"), row.getLong("count")), since)) {
@@ -161,7 +161,7 @@ public class ActivityOverview {
     }
 
     private List<JobLastRun> lastRuns() {
-        return sql.list("""
+        return reads.list("""
                         SELECT j.job, r.started_at, r.finished_at, r.outcome, r.error
                           FROM unnest(?) AS j(job)
                           LEFT JOIN LATERAL (SELECT started_at, finished_at, outcome, error FROM job_runs

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static dev.onceguard.console.ConsoleReads.instant;
+
 /** The console's audit log ({@code console_audit}), newest first. */
 @ApplicationScoped
 public class AuditLog {
@@ -16,10 +18,10 @@ public class AuditLog {
     public record Entry(long id, Instant at, String actor, String action, String targetType, String targetId,
                         String outcome, String detail) {
 
-        public String tone() {
+        public String statusClass() {
             for (AuditOutcome known : AuditOutcome.values()) {
                 if (known.label().equals(outcome)) {
-                    return known.tone();
+                    return known.statusClass();
                 }
             }
             return "st-neutral";
@@ -37,8 +39,6 @@ public class AuditLog {
         }
     }
 
-    public record Listing(List<Entry> rows, String nextCursor) {
-    }
 
     private final ConsoleReads reads;
 
@@ -46,7 +46,7 @@ public class AuditLog {
         this.reads = reads;
     }
 
-    Listing list(Optional<Cursor> after) {
+    KeysetPage<Entry> list(Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, at, actor, action, target_type, target_id, outcome, detail FROM console_audit WHERE true""");
         List<Object> parameters = new ArrayList<>();
@@ -57,11 +57,9 @@ public class AuditLog {
         });
         sql.append(" ORDER BY at DESC, id DESC LIMIT ?");
         parameters.add(PAGE_SIZE + 1);
-        List<Entry> rows = reads.list(sql.toString(), row -> new Entry(row.getLong("id"), ConsoleReads.instant(row, "at"),
+        List<Entry> rows = reads.list(sql.toString(), row -> new Entry(row.getLong("id"), instant(row, "at"),
                 row.getString("actor"), row.getString("action"), row.getString("target_type"),
                 row.getString("target_id"), row.getString("outcome"), row.getString("detail")), parameters.toArray());
-        String next = rows.size() > PAGE_SIZE
-                ? new Cursor(rows.get(PAGE_SIZE - 1).at(), rows.get(PAGE_SIZE - 1).id()).token() : null;
-        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.at(), row.id()));
     }
 }

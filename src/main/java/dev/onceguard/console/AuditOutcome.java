@@ -18,7 +18,7 @@ public enum AuditOutcome {
     }
 
     /** The badge class of the outcome: colour for the eye, the label beside it for everyone. */
-    public String tone() {
+    public String statusClass() {
         return switch (this) {
             case DONE -> "st-ok";
             case REFUSED -> "st-warn";

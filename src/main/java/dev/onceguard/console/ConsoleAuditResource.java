@@ -9,6 +9,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
+import java.util.Optional;
+
 /** {@code /console/audit}: every admin action taken in the console, newest first. */
 @Path("/console/audit")
 @Produces(MediaType.TEXT_HTML)
@@ -17,7 +19,7 @@ public class ConsoleAuditResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance audit(AuditLog.Listing page, Pager pager);
+        static native TemplateInstance audit(KeysetPage<AuditLog.Entry> page, Pager pager);
     }
 
     private final AuditLog log;
@@ -28,7 +30,8 @@ public class ConsoleAuditResource {
 
     @GET
     public TemplateInstance audit(@QueryParam("after") String after) {
-        AuditLog.Listing page = log.list(Cursor.parse(after));
-        return Templates.audit(page, Pager.of("/console/audit", page.nextCursor()));
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<AuditLog.Entry> page = log.list(position);
+        return Templates.audit(page, Pager.of("/console/audit", position.isPresent(), page.next()));
     }
 }

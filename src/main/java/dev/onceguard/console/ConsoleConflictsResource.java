@@ -9,6 +9,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
+import java.util.Optional;
+
 /** {@code /console/conflicts}: keys reused with another payload: who, when, which key, both fingerprints. */
 @Path("/console/conflicts")
 @Produces(MediaType.TEXT_HTML)
@@ -19,7 +21,7 @@ public class ConsoleConflictsResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance conflicts(KeyConflicts.Filter filter, KeyConflicts.Listing page, Pager pager);
+        static native TemplateInstance conflicts(KeyConflicts.Filter filter, KeysetPage<KeyConflicts.Conflict> page, Pager pager);
     }
 
     private final KeyConflicts conflicts;
@@ -32,7 +34,9 @@ public class ConsoleConflictsResource {
     public TemplateInstance conflicts(@QueryParam("user") String user, @QueryParam("key") String key,
                                       @QueryParam("after") String after) {
         KeyConflicts.Filter filter = KeyConflicts.Filter.of(user, key);
-        KeyConflicts.Listing page = conflicts.list(filter, Cursor.parse(after));
-        return Templates.conflicts(filter, page, Pager.of(PAGE, page.nextCursor(), "user", filter.user(), "key", filter.key()));
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<KeyConflicts.Conflict> page = conflicts.list(filter, position);
+        return Templates.conflicts(filter, page,
+                Pager.of(PAGE, position.isPresent(), page.next(), "user", filter.user(), "key", filter.key()));
     }
 }

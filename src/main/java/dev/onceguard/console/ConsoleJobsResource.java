@@ -14,6 +14,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.List;
+import java.util.Optional;
 
 /** {@code /console/jobs}: runs of the scheduled jobs, each job's last success, and "run now". */
 @Path("/console/jobs")
@@ -25,7 +26,7 @@ public class ConsoleJobsResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance jobs(String job, List<JobHistory.Summary> summaries, JobHistory.Listing page,
+        static native TemplateInstance jobs(String job, List<JobHistory.Summary> summaries, KeysetPage<JobHistory.Run> page,
                                             Pager pager, AdminNotice.Shown notice);
     }
 
@@ -43,8 +44,9 @@ public class ConsoleJobsResource {
     public TemplateInstance jobs(@QueryParam("job") String job, @QueryParam("after") String after,
                                  @QueryParam("notice") String notice, @QueryParam("target") String target) {
         String shown = JobHistory.job(job);
-        JobHistory.Listing page = history.list(shown, Cursor.parse(after));
-        return Templates.jobs(shown, history.summaries(), page, Pager.of(PAGE, page.nextCursor(), "job", shown),
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<JobHistory.Run> page = history.list(shown, position);
+        return Templates.jobs(shown, history.summaries(), page, Pager.of(PAGE, position.isPresent(), page.next(), "job", shown),
                 AdminNotice.of(notice, target).orElse(null));
     }
 

@@ -1,12 +1,28 @@
 package dev.onceguard.console;
 
+import io.quarkus.qute.TemplateExtension;
+
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
-/** Addresses of the investigation pages, with every value from the database encoded for its place in the URL. */
+/**
+ * Addresses of console pages, with every value from a request or the database encoded for its place in the URL.
+ * Templates use the same encoding: {@code {user.pathSegment}} in a path, {@code {key.queryValue}} after
+ * {@code ?name=} (HTML escaping still applies on top).
+ */
 public final class ConsoleLinks {
 
     private ConsoleLinks() {
+    }
+
+    @TemplateExtension
+    static String pathSegment(String value) {
+        return queryValue(value).replace("+", "%20");
+    }
+
+    @TemplateExtension
+    static String queryValue(String value) {
+        return value == null ? "" : URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     public static String operation(long recordId) {
@@ -14,10 +30,10 @@ public final class ConsoleLinks {
     }
 
     public static String user(String userId) {
-        return "/console/users/" + URLEncoder.encode(userId, StandardCharsets.UTF_8).replace("+", "%20");
+        return "/console/users/" + pathSegment(userId);
     }
 
     public static String operationsOfOrder(String orderId) {
-        return OperationFilter.PATH + "?order=" + URLEncoder.encode(orderId, StandardCharsets.UTF_8);
+        return OperationFilter.PATH + "?order=" + queryValue(orderId);
     }
 }

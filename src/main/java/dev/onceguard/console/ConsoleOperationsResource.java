@@ -11,7 +11,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * {@code GET /console/operations}: idempotency records, filtered and keyset-paginated, newest first; and
@@ -23,11 +22,9 @@ public class ConsoleOperationsResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance list(OperationFilter filter, OperationLists.Page page);
+        static native TemplateInstance list(OperationFilter filter, KeysetPage<OperationRow> page, Pager pager);
 
         static native TemplateInstance detail(OperationChain chain);
-
-        static native TemplateInstance notFound(String id);
     }
 
     private final OperationLists lists;
@@ -46,25 +43,19 @@ public class ConsoleOperationsResource {
                          @QueryParam("to") String to, @QueryParam("after") String after) {
         OperationFilter filter = OperationFilter.parse(key, user, order, status, operation, from, to, after);
         if (!filter.valid()) {
-            return HtmlResponses.page(400, Templates.list(filter, new OperationLists.Page(List.of(), null)));
+            return HtmlResponses.page(400, Templates.list(filter, new KeysetPage<>(List.of(), null), filter.pager(null)));
         }
-        return HtmlResponses.page(200, Templates.list(filter, lists.page(filter)));
+        KeysetPage<OperationRow> page = lists.page(filter);
+        return HtmlResponses.page(200, Templates.list(filter, page, filter.pager(page.next())));
     }
 
     @GET
     @Path("/{id}")
-    public Response detail(@PathParam("id") String id) {
-        Optional<OperationChain> chain = recordId(id).flatMap(chains::load);
-        return chain.isPresent()
-                ? HtmlResponses.page(200, Templates.detail(chain.get()))
-                : HtmlResponses.page(404, Templates.notFound(id));
-    }
-
-    private static Optional<Long> recordId(String id) {
-        try {
-            return Optional.of(Long.parseLong(id));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
+    public TemplateInstance detail(@PathParam("id") String id) {
+        long recordId = ConsoleRequestRejected.id(id, "operation");
+        return Templates.detail(chains.load(recordId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+                "There is no idempotency record " + recordId + ". A finished record is removed by retention cleanup "
+                        + "once it expires (24 h after it finished by default): search the operations list by key, "
+                        + "user or order to see what is still kept.")));
     }
 }

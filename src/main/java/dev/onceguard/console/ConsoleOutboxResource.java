@@ -13,6 +13,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.util.Optional;
+
 /** {@code /console/outbox}: pending, retrying and dead outbox events, and "retry now" of a dead one. */
 @Path("/console/outbox")
 @Produces(MediaType.TEXT_HTML)
@@ -24,7 +26,7 @@ public class ConsoleOutboxResource {
     @CheckedTemplate
     static class Templates {
         static native TemplateInstance outbox(OutboxBacklog.Shown shown, OutboxBacklog.Counts counts,
-                                              OutboxBacklog.Listing page, Pager pager, AdminNotice.Shown notice);
+                                              KeysetPage<OutboxBacklog.Event> page, Pager pager, AdminNotice.Shown notice);
     }
 
     private final OutboxBacklog backlog;
@@ -39,8 +41,10 @@ public class ConsoleOutboxResource {
     public TemplateInstance outbox(@QueryParam("status") String status, @QueryParam("after") String after,
                                    @QueryParam("notice") String notice, @QueryParam("target") String target) {
         OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
-        OutboxBacklog.Listing page = backlog.list(shown, Cursor.parse(after));
-        return Templates.outbox(shown, backlog.counts(), page, Pager.of(PAGE, page.nextCursor(), "status", shown.name()),
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<OutboxBacklog.Event> page = backlog.list(shown, position);
+        return Templates.outbox(shown, backlog.counts(), page,
+                Pager.of(PAGE, position.isPresent(), page.next(), "status", shown.name()),
                 AdminNotice.of(notice, target).orElse(null));
     }
 

@@ -15,8 +15,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Read-only SQL for the console's machinery pages, mapped row by row to records. Every statement is bounded by
- * {@link #TIMEOUT_SECONDS}: a page that cannot answer fails instead of holding a connection.
+ * Read-only SQL for the console's pages, mapped row by row to records. Every statement is bounded by
+ * {@link #TIMEOUT_SECONDS}: a page that cannot answer fails instead of holding a connection. Parameters:
+ * {@link Instant}s become timestamptz, {@code String[]} and {@code Long[]} become text and bigint arrays.
  */
 @ApplicationScoped
 class ConsoleReads {
@@ -62,6 +63,11 @@ class ConsoleReads {
         return value == null ? null : value.toInstant();
     }
 
+    static Integer nullableInt(ResultSet row, String column) throws SQLException {
+        int value = row.getInt(column);
+        return row.wasNull() ? null : value;
+    }
+
     private static PreparedStatement prepare(Connection connection, String sql, Object[] parameters) throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql);
         statement.setQueryTimeout(TIMEOUT_SECONDS);
@@ -71,6 +77,8 @@ class ConsoleReads {
                 statement.setObject(i + 1, instant.atOffset(ZoneOffset.UTC));
             } else if (parameter instanceof String[] texts) {
                 statement.setArray(i + 1, connection.createArrayOf("text", texts));
+            } else if (parameter instanceof Long[] numbers) {
+                statement.setArray(i + 1, connection.createArrayOf("bigint", numbers));
             } else {
                 statement.setObject(i + 1, parameter);
             }

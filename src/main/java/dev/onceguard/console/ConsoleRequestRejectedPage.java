@@ -2,7 +2,6 @@ package dev.onceguard.console;
 
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -16,8 +15,7 @@ public class ConsoleRequestRejectedPage {
 
     @ServerExceptionMapper
     Response rejected(ConsoleRequestRejected rejection) {
-        return Response.status(rejection.status()).type(MediaType.TEXT_HTML_TYPE)
-                .entity(Templates.rejected(rejection.status(), rejection.heading(), rejection.getMessage()))
-                .build();
+        return HtmlResponses.page(rejection.status(),
+                Templates.rejected(rejection.status(), rejection.heading(), rejection.getMessage()));
     }
 }

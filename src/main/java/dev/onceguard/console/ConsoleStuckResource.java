@@ -13,6 +13,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.util.Optional;
+
 /** {@code /console/stuck}: operations stuck in PROCESSING, with the admin actions "release" and "send to reconciliation". */
 @Path("/console/stuck")
 @Produces(MediaType.TEXT_HTML)
@@ -24,7 +26,8 @@ public class ConsoleStuckResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance stuck(StuckOperations.Listing page, Pager pager, AdminNotice.Shown notice);
+        static native TemplateInstance stuck(KeysetPage<StuckOperations.Stuck> page, StuckOperations.Count stuckNow, Pager pager,
+                                             AdminNotice.Shown notice);
     }
 
     private final StuckOperations stuck;
@@ -38,8 +41,10 @@ public class ConsoleStuckResource {
     @GET
     public TemplateInstance stuck(@QueryParam("after") String after, @QueryParam("notice") String notice,
                                   @QueryParam("target") String target) {
-        StuckOperations.Listing page = stuck.list(Cursor.parse(after));
-        return Templates.stuck(page, Pager.of(PAGE, page.nextCursor()), AdminNotice.of(notice, target).orElse(null));
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<StuckOperations.Stuck> page = stuck.list(position);
+        return Templates.stuck(page, stuck.count(), Pager.of(PAGE, position.isPresent(), page.next()),
+                AdminNotice.of(notice, target).orElse(null));
     }
 
     @POST

@@ -8,11 +8,8 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -30,8 +27,8 @@ public class ConsoleUsersResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance user(String userId, String userHref, String window, OperationLists.Page page, String nextPage,
-                                            boolean paged, List<OperationLists.UserOrder> orders, String problem);
+        static native TemplateInstance user(String userId, String window, KeysetPage<OperationRow> page, Pager pager,
+                                            List<OperationLists.UserOrder> orders);
     }
 
     private final OperationLists lists;
@@ -45,21 +42,12 @@ public class ConsoleUsersResource {
 
     @GET
     @Path("/{userId}")
-    public Response user(@PathParam("userId") String userId, @QueryParam("after") String after) {
-        boolean paged = after != null && !after.isBlank();
-        Optional<KeysetCursor> cursor = paged ? KeysetCursor.parse(after.strip()) : Optional.empty();
-        String userHref = ConsoleLinks.user(userId);
-        String shownWindow = Verdict.span(window);
-        List<OperationLists.UserOrder> orders = lists.ordersOf(userId, ORDERS_SHOWN);
-        if (paged && cursor.isEmpty()) {
-            return HtmlResponses.page(400, Templates.user(userId, userHref, shownWindow,
-                    new OperationLists.Page(List.of(), null), null, true, orders,
-                    "The page cursor \"" + after + "\" is not valid: start again from the first page."));
-        }
-        OperationLists.Page page = lists.ofUser(userId, cursor.orElse(null));
-        OperationLists.Page marked = new OperationLists.Page(lists.withDoubleSubmissions(page.rows(), window), page.next());
-        String nextPage = page.next() == null ? null
-                : userHref + "?after=" + URLEncoder.encode(page.next().value(), StandardCharsets.UTF_8);
-        return HtmlResponses.page(200, Templates.user(userId, userHref, shownWindow, marked, nextPage, paged, orders, null));
+    public TemplateInstance user(@PathParam("userId") String userId, @QueryParam("after") String after) {
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<OperationRow> page = lists.ofUser(userId, position.orElse(null));
+        KeysetPage<OperationRow> marked = new KeysetPage<>(lists.withDoubleSubmissions(page.rows(), window), page.next());
+        return Templates.user(userId, Verdict.span(window), marked,
+                Pager.of(ConsoleLinks.user(userId), position.isPresent(), page.next()),
+                lists.ordersOf(userId, ORDERS_SHOWN));
     }
 }

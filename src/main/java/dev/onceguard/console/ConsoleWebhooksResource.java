@@ -13,6 +13,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -27,7 +28,7 @@ public class ConsoleWebhooksResource {
     @CheckedTemplate
     static class Templates {
         static native TemplateInstance webhooks(InboxEvents.Filter filter, Set<String> providers,
-                                                InboxEvents.Summary summary, InboxEvents.Listing page,
+                                                InboxEvents.Summary summary, KeysetPage<InboxEvents.Event> page,
                                                 Pager pager, AdminNotice.Shown notice);
     }
 
@@ -44,12 +45,13 @@ public class ConsoleWebhooksResource {
                                      @QueryParam("after") String after, @QueryParam("notice") String notice,
                                      @QueryParam("target") String target) {
         InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
-        InboxEvents.Listing page = events.list(filter, Cursor.parse(after));
+        Optional<Cursor> position = Cursor.parse(after);
+        KeysetPage<InboxEvents.Event> page = events.list(filter, position);
         Set<String> providers = new TreeSet<>(events.providers());
         if (filter.provider() != null) {
             providers.add(filter.provider());
         }
-        Pager pager = Pager.of(PAGE, page.nextCursor(), "status", filter.status(), "provider", filter.provider());
+        Pager pager = Pager.of(PAGE, position.isPresent(), page.next(), "status", filter.status(), "provider", filter.provider());
         return Templates.webhooks(filter, providers, events.summary(), page, pager,
                 AdminNotice.of(notice, target).orElse(null));
     }

@@ -4,7 +4,10 @@ import io.quarkus.qute.TemplateInstance;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-/** A console page answered with a status other than 200, such as a 400 with the form and a notice, or a 404. */
+/**
+ * A console page answered with a status of its own: the operations list's 400 with the form and what was wrong, or
+ * the 400/404 page of a {@link ConsoleRequestRejected}.
+ */
 final class HtmlResponses {
 
     private HtmlResponses() {

@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import static dev.onceguard.console.ConsoleReads.instant;
+
 /** The webhook inbox for the console: events newest first, the last day's delivery summary, and "reprocess". */
 @ApplicationScoped
 public class InboxEvents {
@@ -31,13 +33,8 @@ public class InboxEvents {
             return status.equals("FAILED");
         }
 
-        public String tone() {
-            return switch (status) {
-                case "PROCESSED" -> "st-ok";
-                case "IGNORED" -> "st-neutral";
-                case "FAILED" -> "st-bad";
-                default -> "st-info";
-            };
+        public String statusClass() {
+            return StatusBadges.webhookEvent(status);
         }
     }
 
@@ -68,8 +65,6 @@ public class InboxEvents {
         }
     }
 
-    public record Listing(List<Event> rows, String nextCursor) {
-    }
 
     private record KindTotal(String kind, long total) {
     }
@@ -87,7 +82,7 @@ public class InboxEvents {
         this.adapters = adapters;
     }
 
-    Listing list(Filter filter, Optional<Cursor> after) {
+    KeysetPage<Event> list(Filter filter, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, provider, event_id, event_type, status, delivery_count, received_at, last_delivered_at,
                        reason, last_error
@@ -110,12 +105,10 @@ public class InboxEvents {
         parameters.add(PAGE_SIZE + 1);
         List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("provider"),
                 row.getString("event_id"), row.getString("event_type"), row.getString("status"),
-                row.getInt("delivery_count"), ConsoleReads.instant(row, "received_at"),
-                ConsoleReads.instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error")),
+                row.getInt("delivery_count"), instant(row, "received_at"),
+                instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error")),
                 parameters.toArray());
-        String next = rows.size() > PAGE_SIZE
-                ? new Cursor(rows.get(PAGE_SIZE - 1).receivedAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
-        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.receivedAt(), row.id()));
     }
 
     Summary summary() {

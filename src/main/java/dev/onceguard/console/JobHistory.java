@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static dev.onceguard.console.ConsoleReads.instant;
+
 /** Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, and each job's last success. */
 @ApplicationScoped
 public class JobHistory {
@@ -25,20 +27,18 @@ public class JobHistory {
             return millis < 1000 ? millis + " ms" : String.format("%.1f s", millis / 1000.0);
         }
 
-        public boolean succeeded() {
-            return outcome.equals("SUCCEEDED");
+        public String statusClass() {
+            return StatusBadges.jobRun(outcome);
         }
     }
 
     public record Summary(String job, String schedule, Instant lastRunAt, String lastOutcome, Instant lastSuccessAt) {
 
-        public boolean lastFailed() {
-            return "FAILED".equals(lastOutcome);
+        public String statusClass() {
+            return StatusBadges.jobRun(lastOutcome);
         }
     }
 
-    public record Listing(List<Run> rows, String nextCursor) {
-    }
 
     private final ConsoleReads reads;
     private final Config config;
@@ -58,7 +58,7 @@ public class JobHistory {
         return name;
     }
 
-    Listing list(String job, Optional<Cursor> after) {
+    KeysetPage<Run> list(String job, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, job, replica, started_at, finished_at, outcome, error,
                        (SELECT string_agg(key || ' ' || value, ', ' ORDER BY key) FROM jsonb_each_text(counts)) AS counts
@@ -76,12 +76,10 @@ public class JobHistory {
         sql.append(" ORDER BY started_at DESC, id DESC LIMIT ?");
         parameters.add(PAGE_SIZE + 1);
         List<Run> rows = reads.list(sql.toString(), row -> new Run(row.getLong("id"), row.getString("job"),
-                row.getString("replica"), ConsoleReads.instant(row, "started_at"),
-                ConsoleReads.instant(row, "finished_at"), row.getString("outcome"), row.getString("counts"),
+                row.getString("replica"), instant(row, "started_at"),
+                instant(row, "finished_at"), row.getString("outcome"), row.getString("counts"),
                 row.getString("error")), parameters.toArray());
-        String next = rows.size() > PAGE_SIZE
-                ? new Cursor(rows.get(PAGE_SIZE - 1).startedAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
-        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.startedAt(), row.id()));
     }
 
     List<Summary> summaries() {
@@ -96,8 +94,8 @@ public class JobHistory {
                                               ORDER BY started_at DESC LIMIT 1) success ON true
                          ORDER BY j.job""",
                 row -> new Summary(row.getString("job"), schedule(row.getString("job")),
-                        ConsoleReads.instant(row, "last_run_at"), row.getString("last_outcome"),
-                        ConsoleReads.instant(row, "last_success_at")),
+                        instant(row, "last_run_at"), row.getString("last_outcome"),
+                        instant(row, "last_success_at")),
                 (Object) JOBS.toArray(String[]::new));
     }
 

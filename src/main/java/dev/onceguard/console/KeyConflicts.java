@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static dev.onceguard.console.ConsoleReads.instant;
+
 /** Idempotency keys reused with another payload (the 422s), newest first, as evidence for support. */
 @ApplicationScoped
 public class KeyConflicts {
@@ -54,8 +56,6 @@ public class KeyConflicts {
         }
     }
 
-    public record Listing(List<Conflict> rows, String nextCursor) {
-    }
 
     private final ConsoleReads reads;
 
@@ -63,7 +63,7 @@ public class KeyConflicts {
         this.reads = reads;
     }
 
-    Listing list(Filter filter, Optional<Cursor> after) {
+    KeysetPage<Conflict> list(Filter filter, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
                        conflicting_fingerprint, request_id, created_at
@@ -87,9 +87,7 @@ public class KeyConflicts {
         List<Conflict> rows = reads.list(sql.toString(), row -> new Conflict(row.getLong("id"), row.getLong("record_id"),
                 row.getString("user_id"), row.getString("operation"), row.getString("idempotency_key"),
                 row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
-                row.getString("request_id"), ConsoleReads.instant(row, "created_at")), parameters.toArray());
-        String next = rows.size() > PAGE_SIZE
-                ? new Cursor(rows.get(PAGE_SIZE - 1).createdAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
-        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+                row.getString("request_id"), instant(row, "created_at")), parameters.toArray());
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

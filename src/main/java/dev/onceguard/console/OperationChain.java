@@ -30,11 +30,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                             Instant expiresAt) {
 
         public String statusClass() {
-            return switch (status) {
-                case "COMPLETED" -> "st-ok";
-                case "FAILED" -> "st-warn";
-                default -> leaseExpiresAt != null && !leaseExpiresAt.isAfter(Instant.now()) ? "st-bad" : "st-info";
-            };
+            return StatusBadges.idempotencyRecord(status, leaseExpiresAt);
         }
     }
 
@@ -53,12 +49,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                           String failureReason, Instant createdAt, Instant updatedAt) {
 
         public String statusClass() {
-            return switch (status) {
-                case "SUCCEEDED" -> "st-ok";
-                case "FAILED", "CANCELED" -> "st-neutral";
-                case "UNKNOWN" -> "st-bad";
-                default -> "st-info";
-            };
+            return StatusBadges.payment(status);
         }
     }
 
@@ -67,11 +58,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                                Instant lastDeliveredAt, Instant processedAt) {
 
         public String statusClass() {
-            return switch (status) {
-                case "PROCESSED" -> "st-ok";
-                case "FAILED" -> "st-bad";
-                default -> "st-neutral";
-            };
+            return StatusBadges.webhookEvent(status);
         }
     }
 
@@ -83,11 +70,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                               Instant createdAt, Instant processedAt) {
 
         public String statusClass() {
-            return switch (status) {
-                case "DONE" -> "st-ok";
-                case "DEAD" -> "st-bad";
-                default -> attempts > 0 ? "st-warn" : "st-info";
-            };
+            return StatusBadges.outboxEvent(status, attempts);
         }
     }
 

@@ -26,8 +26,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.SqlReads.instant;
-import static dev.onceguard.console.SqlReads.nullableInt;
+import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.console.ConsoleReads.nullableInt;
 
 /**
  * Reads the whole chain of one idempotency record ({@link OperationChain}) with a dozen indexed lookups: by the
@@ -41,13 +41,13 @@ public class OperationChains {
     private static final int RELATED_SHOWN = 50;
     private static final String LICENSE = "license";
 
-    private final SqlReads sql;
+    private final ConsoleReads reads;
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
 
-    public OperationChains(SqlReads sql, ObjectMapper json,
+    public OperationChains(ConsoleReads reads, ObjectMapper json,
                            @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow) {
-        this.sql = sql;
+        this.reads = reads;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
     }
@@ -57,7 +57,7 @@ public class OperationChains {
     }
 
     private OperationChain chainOf(KeyRecord record) {
-        List<Conflict> conflicts = sql.list("""
+        List<Conflict> conflicts = reads.list("""
                         SELECT created_at, request_id, original_fingerprint, conflicting_fingerprint
                           FROM idempotency_conflicts WHERE record_id = ? ORDER BY created_at, id""",
                 row -> new Conflict(instant(row, "created_at"), row.getString("request_id"),
@@ -97,7 +97,7 @@ public class OperationChains {
     }
 
     private Optional<KeyRecord> keyRecord(long recordId) {
-        return sql.one("""
+        return reads.one("""
                         SELECT id, idempotency_key, user_id, operation, status, fingerprint, recovery_point,
                                lease_expires_at, response_status, response_headers ->> 'Content-Type' AS content_type,
                                response_body, resource_type, resource_id, request_id, replay_count, last_replayed_at,
@@ -138,13 +138,13 @@ public class OperationChains {
             return Optional.of(record.resourceId());
         }
         if ("payment".equals(record.resourceType()) && record.resourceId() != null) {
-            return sql.one("SELECT order_id FROM payments WHERE payment_id = ?", row -> row.getString(1), record.resourceId());
+            return reads.one("SELECT order_id FROM payments WHERE payment_id = ?", row -> row.getString(1), record.resourceId());
         }
         return Optional.empty();
     }
 
     private Optional<Order> order(String orderId) {
-        return sql.one("""
+        return reads.one("""
                         SELECT order_id, user_id, status, total, currency, request_id, created_at, updated_at
                           FROM orders WHERE order_id = ?""",
                 row -> new Order(row.getString("order_id"), row.getString("user_id"), row.getString("status"),
@@ -154,7 +154,7 @@ public class OperationChains {
     }
 
     private List<Item> items(String orderId) {
-        return sql.list("""
+        return reads.list("""
                         SELECT i.product_id, p.name, i.quantity, i.unit_price
                           FROM order_items i JOIN products p ON p.product_id = i.product_id
                          WHERE i.order_id = ? ORDER BY i.line_no""",
@@ -164,7 +164,7 @@ public class OperationChains {
     }
 
     private List<Payment> payments(String orderId) {
-        return sql.list("""
+        return reads.list("""
                         SELECT payment_id, status, amount, currency, provider, provider_idempotency_key,
                                provider_payment_id, idempotency_record_id, failure_reason, created_at, updated_at
                           FROM payments WHERE order_id = ? ORDER BY created_at, payment_id""",
@@ -176,7 +176,7 @@ public class OperationChains {
     }
 
     private List<WebhookEvent> webhookEvents(String orderId) {
-        return sql.list("""
+        return reads.list("""
                         SELECT w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
                                w.delivery_count, w.received_at, w.last_delivered_at, w.processed_at
                           FROM payments p
@@ -191,7 +191,7 @@ public class OperationChains {
     }
 
     private List<Transition> transitions(String orderId, List<Payment> payments) {
-        return sql.list("""
+        return reads.list("""
                         SELECT subject_type, subject_id, from_status, to_status, cause, occurred_at
                           FROM state_transitions
                          WHERE (subject_type = 'order' AND subject_id = ?)
@@ -208,7 +208,7 @@ public class OperationChains {
     }
 
     private List<OutboxEvent> outboxEvents(String orderId) {
-        return sql.list("""
+        return reads.list("""
                         SELECT id, event_type, status, attempts, last_error, created_at, processed_at
                           FROM outbox_events WHERE aggregate_type = 'order' AND aggregate_id = ? ORDER BY id""",
                 row -> new OutboxEvent(row.getLong("id"), row.getString("event_type"), row.getString("status"),
@@ -218,7 +218,7 @@ public class OperationChains {
     }
 
     private List<Effect> effects(String orderId) {
-        return sql.list("""
+        return reads.list("""
                         SELECT 'license' AS kind, license_id AS id, NULL AS detail, created_at FROM licenses WHERE order_id = ?
                         UNION ALL
                         SELECT 'notification', notification_id, kind, created_at FROM notifications WHERE order_id = ?
@@ -233,7 +233,7 @@ public class OperationChains {
 
     /** The other records whose resource is this order or one of its payments, such as the payments' own keys. */
     private List<OperationRow> onSameOrder(long recordId, String orderId, List<Payment> payments) {
-        return sql.list("SELECT " + OperationRow.COLUMNS + """
+        return reads.list("SELECT " + OperationRow.COLUMNS + """
                          FROM idempotency_records
                         WHERE ((resource_type = 'order' AND resource_id = ?)
                                OR (resource_type = 'payment' AND resource_id = ANY(?)))
@@ -249,7 +249,7 @@ public class OperationChains {
         List<Verdict.SameCart> found = new ArrayList<>();
         for (String side : List.of("created_at <= ? ORDER BY created_at DESC, id DESC",
                 "created_at > ? ORDER BY created_at, id")) {
-            found.addAll(sql.list("""
+            found.addAll(reads.list("""
                             SELECT id, idempotency_key, status, created_at FROM idempotency_records
                              WHERE user_id = ? AND fingerprint = ? AND operation = ? AND id <> ? AND """ + " " + side
                             + " LIMIT ?",

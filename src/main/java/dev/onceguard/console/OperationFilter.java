@@ -3,8 +3,6 @@ package dev.onceguard.console;
 import dev.onceguard.idempotency.IdempotencyRecord;
 import dev.onceguard.idempotency.Operation;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -12,17 +10,16 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.StringJoiner;
 
 /**
  * The filters of {@code /console/operations} as typed in the form, checked: each field is either absent, a valid
- * value, or named in {@link #problems()} with what would be accepted. A filter with problems is never queried.
+ * value, or named in {@link #problems()} with what would be accepted. A filter with problems is never queried. The
+ * page position {@code after} is not typed but written by the console: one it did not write is a 400 page of its own
+ * ({@link Cursor#parse}).
  */
 public record OperationFilter(String key, String user, String order, String status, String operation,
-                              String fromText, String toText, Instant from, Instant to, KeysetCursor after,
+                              String fromText, String toText, Instant from, Instant to, Cursor after,
                               List<String> problems) {
 
     public static final String PATH = "/console/operations";
@@ -49,16 +46,8 @@ public record OperationFilter(String key, String user, String order, String stat
         if (fromTime != null && toTime != null && !fromTime.isBefore(toTime)) {
             problems.add("From must be before To.");
         }
-        KeysetCursor cursor = null;
-        String afterValue = blankToNull(after);
-        if (afterValue != null) {
-            cursor = KeysetCursor.parse(afterValue).orElse(null);
-            if (cursor == null) {
-                problems.add("The page cursor \"" + afterValue + "\" is not valid: start again from the first page.");
-            }
-        }
         return new OperationFilter(blankToNull(key), blankToNull(user), blankToNull(order), statusValue, operationValue,
-                blankToNull(from), blankToNull(to), fromTime, toTime, cursor, List.copyOf(problems));
+                blankToNull(from), blankToNull(to), fromTime, toTime, Cursor.parse(after).orElse(null), List.copyOf(problems));
     }
 
     /** Every field absent: the newest records of all users. */
@@ -91,33 +80,10 @@ public record OperationFilter(String key, String user, String order, String stat
         return OPERATIONS;
     }
 
-    /** This filter's page that starts after {@code cursor}. */
-    public String pageAfter(KeysetCursor cursor) {
-        return link(cursor);
-    }
-
-    /** This filter's first page. */
-    public String firstPage() {
-        return link(null);
-    }
-
-    private String link(KeysetCursor cursor) {
-        Map<String, String> parameters = new LinkedHashMap<>();
-        parameters.put("key", key);
-        parameters.put("user", user);
-        parameters.put("order", order);
-        parameters.put("status", status);
-        parameters.put("operation", operation);
-        parameters.put("from", fromText);
-        parameters.put("to", toText);
-        parameters.put("after", cursor == null ? null : cursor.value());
-        StringJoiner query = new StringJoiner("&", "?", "").setEmptyValue("");
-        parameters.forEach((name, value) -> {
-            if (value != null) {
-                query.add(name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8));
-            }
-        });
-        return PATH + query;
+    /** The links under this filter's list, the filters kept; {@code next} is the position of the next page, if any. */
+    public Pager pager(Cursor next) {
+        return Pager.of(PATH, after != null, next, "key", key, "user", user, "order", order, "status", status,
+                "operation", operation, "from", fromText, "to", toText);
     }
 
     /** {@code 2026-11-30T05:41} (UTC, as a datetime-local input sends it, seconds optional) or an ISO-8601 instant. */

@@ -11,7 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.onceguard.console.SqlReads.instant;
+import static dev.onceguard.console.ConsoleReads.instant;
 
 /**
  * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
@@ -23,10 +23,6 @@ public class OperationLists {
 
     public static final int PAGE_SIZE = 50;
 
-    /** One page and the cursor of the next one (null on the last page). */
-    public record Page(List<OperationRow> rows, KeysetCursor next) {
-    }
-
     /** An order of a user with its number of successful charges. */
     public record UserOrder(String orderId, String status, BigDecimal total, String currency, Instant createdAt,
                             int charges) {
@@ -36,13 +32,13 @@ public class OperationLists {
         }
     }
 
-    private final SqlReads sql;
+    private final ConsoleReads reads;
 
-    public OperationLists(SqlReads sql) {
-        this.sql = sql;
+    public OperationLists(ConsoleReads reads) {
+        this.reads = reads;
     }
 
-    public Page page(OperationFilter filter) {
+    public KeysetPage<OperationRow> page(OperationFilter filter) {
         List<String> conditions = new ArrayList<>();
         List<Object> parameters = new ArrayList<>();
         if (filter.key() != null) {
@@ -82,7 +78,7 @@ public class OperationLists {
     }
 
     /** The user's records, newest first. */
-    public Page ofUser(String userId, KeysetCursor after) {
+    public KeysetPage<OperationRow> ofUser(String userId, Cursor after) {
         List<Object> parameters = new ArrayList<>();
         parameters.add(userId);
         return newestFirst(new ArrayList<>(List.of("user_id = ?")), parameters, after);
@@ -97,7 +93,7 @@ public class OperationLists {
             return rows;
         }
         Map<Long, List<OperationRow.DoubleSubmission>> pairs = new HashMap<>();
-        sql.list("""
+        reads.list("""
                         SELECT r.id AS row_id, o.id, o.idempotency_key,
                                floor(abs(extract(epoch FROM o.created_at - r.created_at)))::bigint AS seconds_apart
                           FROM idempotency_records r
@@ -120,7 +116,7 @@ public class OperationLists {
 
     /** The user's newest orders (at most {@code limit}) with their successful charges. */
     public List<UserOrder> ordersOf(String userId, int limit) {
-        return sql.list("""
+        return reads.list("""
                         SELECT o.order_id, o.status, o.total, o.currency, o.created_at,
                                (SELECT count(*) FROM payments p WHERE p.order_id = o.order_id AND p.status = 'SUCCEEDED') AS charges
                           FROM orders o
@@ -136,21 +132,17 @@ public class OperationLists {
         return window.toMillis() / 1000.0;
     }
 
-    private Page newestFirst(List<String> conditions, List<Object> parameters, KeysetCursor after) {
+    private KeysetPage<OperationRow> newestFirst(List<String> conditions, List<Object> parameters, Cursor after) {
         if (after != null) {
             conditions.add("(created_at, id) < (?, ?)");
-            parameters.add(after.createdAt());
+            parameters.add(after.at());
             parameters.add(after.id());
         }
         parameters.add(PAGE_SIZE + 1);
-        List<OperationRow> rows = sql.list("SELECT " + OperationRow.COLUMNS + " FROM idempotency_records"
+        List<OperationRow> rows = reads.list("SELECT " + OperationRow.COLUMNS + " FROM idempotency_records"
                         + (conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions))
                         + " ORDER BY created_at DESC, id DESC LIMIT ?",
                 OperationRow::of, parameters.toArray());
-        if (rows.size() <= PAGE_SIZE) {
-            return new Page(rows, null);
-        }
-        List<OperationRow> shown = rows.subList(0, PAGE_SIZE);
-        return new Page(List.copyOf(shown), shown.get(PAGE_SIZE - 1).cursor());
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

@@ -5,8 +5,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 
-import static dev.onceguard.console.SqlReads.instant;
-import static dev.onceguard.console.SqlReads.nullableInt;
+import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.console.ConsoleReads.nullableInt;
 
 /** One idempotency record as the lists show it; {@link #COLUMNS} selects what {@link #of} reads. */
 public record OperationRow(long id, String key, String userId, String operation, String status, String fingerprintPrefix,
@@ -39,10 +39,6 @@ public record OperationRow(long id, String key, String userId, String operation,
                 resourceId, responseStatus, createdAt, expiresAt, leaseExpiresAt, List.copyOf(found));
     }
 
-    public KeysetCursor cursor() {
-        return new KeysetCursor(createdAt, id);
-    }
-
     public boolean possibleDoubleSubmission() {
         return !doubleSubmissions.isEmpty();
     }
@@ -52,13 +48,8 @@ public record OperationRow(long id, String key, String userId, String operation,
         return "PROCESSING".equals(status) && leaseExpiresAt != null && !leaseExpiresAt.isAfter(Instant.now());
     }
 
-    /** The badge class; the status text is always shown inside the badge. */
     public String statusClass() {
-        return switch (status) {
-            case "COMPLETED" -> "st-ok";
-            case "FAILED" -> "st-warn";
-            default -> stuck() ? "st-bad" : "st-info";
-        };
+        return StatusBadges.idempotencyRecord(status, leaseExpiresAt);
     }
 
     public boolean hasResource() {

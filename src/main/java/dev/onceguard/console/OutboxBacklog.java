@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static dev.onceguard.console.ConsoleReads.instant;
+
 /** Outbox events not delivered yet (pending, retrying or dead), oldest first, and "retry now" of a dead one. */
 @ApplicationScoped
 public class OutboxBacklog {
@@ -52,12 +54,8 @@ public class OutboxBacklog {
             return status.equals("PENDING") && attempts > 0 ? "RETRYING" : status;
         }
 
-        public String tone() {
-            return switch (shownStatus()) {
-                case "DEAD" -> "st-bad";
-                case "RETRYING" -> "st-warn";
-                default -> "st-info";
-            };
+        public String statusClass() {
+            return StatusBadges.outboxEvent(status, attempts);
         }
     }
 
@@ -89,8 +87,6 @@ public class OutboxBacklog {
         }
     }
 
-    public record Listing(List<Event> rows, String nextCursor) {
-    }
 
     private final ConsoleReads reads;
     private final OutboxRelay relay;
@@ -100,7 +96,7 @@ public class OutboxBacklog {
         this.relay = relay;
     }
 
-    Listing list(Shown shown, Optional<Cursor> after) {
+    KeysetPage<Event> list(Shown shown, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, event_type, aggregate_type, aggregate_id, status, attempts, next_attempt_at, last_error,
                        created_at
@@ -115,11 +111,9 @@ public class OutboxBacklog {
         parameters.add(PAGE_SIZE + 1);
         List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("event_type"),
                 row.getString("aggregate_type"), row.getString("aggregate_id"), row.getString("status"),
-                row.getInt("attempts"), ConsoleReads.instant(row, "next_attempt_at"), row.getString("last_error"),
-                ConsoleReads.instant(row, "created_at")), parameters.toArray());
-        String next = rows.size() > PAGE_SIZE
-                ? new Cursor(rows.get(PAGE_SIZE - 1).createdAt(), rows.get(PAGE_SIZE - 1).id()).token() : null;
-        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next);
+                row.getInt("attempts"), instant(row, "next_attempt_at"), row.getString("last_error"),
+                instant(row, "created_at")), parameters.toArray());
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 
     Counts counts() {
@@ -129,7 +123,7 @@ public class OutboxBacklog {
                 reads.number(capped.formatted(Shown.RETRYING.condition), COUNT_LIMIT + 1),
                 reads.number(capped.formatted(Shown.DEAD.condition), COUNT_LIMIT + 1),
                 reads.one("SELECT min(created_at) AS oldest FROM outbox_events WHERE status = 'PENDING'",
-                        row -> ConsoleReads.instant(row, "oldest")).orElse(null));
+                        row -> instant(row, "oldest")).orElse(null));
     }
 
     boolean exists(long id) {

@@ -13,6 +13,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
+import static dev.onceguard.console.ConsoleReads.instant;
+
 /**
  * PROCESSING records whose lease has expired, and the two admin actions on them. Both act through the idempotency
  * engine's own conditional statements, the ones lease recovery uses, so the database decides who handles a record:
@@ -39,7 +41,8 @@ public class StuckOperations {
         }
     }
 
-    public record Listing(List<Stuck> rows, String nextCursor, long total, boolean totalCapped) {
+    /** How many operations are stuck, counted up to {@link #COUNT_LIMIT} ({@code capped}: more than that). */
+    public record Count(long shown, boolean capped) {
     }
 
     private record State(String status, String operation, String recoveryPoint, boolean leaseExpired) {
@@ -60,8 +63,7 @@ public class StuckOperations {
     }
 
     /** Oldest first, by when the operation started. */
-    Listing list(Optional<Cursor> after) {
-        Instant now = Timestamps.now();
+    KeysetPage<Stuck> list(Optional<Cursor> after) {
         Cursor from = after.orElse(new Cursor(Instant.EPOCH, 0));
         List<Stuck> rows = reads.list("""
                         SELECT r.id, r.user_id, r.operation, r.idempotency_key, r.recovery_point, r.created_at,
@@ -76,17 +78,18 @@ public class StuckOperations {
                          ORDER BY r.created_at, r.id""",
                 row -> new Stuck(row.getLong("id"), row.getString("user_id"), row.getString("operation"),
                         row.getString("idempotency_key"), row.getString("recovery_point"),
-                        ConsoleReads.instant(row, "created_at"), ConsoleReads.instant(row, "lease_expires_at"),
+                        instant(row, "created_at"), instant(row, "lease_expires_at"),
                         row.getString("resource_type"), row.getString("resource_id"), row.getString("payment_status")),
-                now, from.at(), from.id(), PAGE_SIZE + 1);
-        long total = reads.number("""
+                Timestamps.now(), from.at(), from.id(), PAGE_SIZE + 1);
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+    }
+
+    Count count() {
+        long counted = reads.number("""
                 SELECT count(*) FROM (SELECT 1 FROM idempotency_records
                                        WHERE status = 'PROCESSING' AND lease_expires_at <= ? LIMIT ?) capped""",
-                now, COUNT_LIMIT + 1);
-        String next = rows.size() > PAGE_SIZE ? new Cursor(rows.get(PAGE_SIZE - 1).createdAt(),
-                rows.get(PAGE_SIZE - 1).id()).token() : null;
-        return new Listing(rows.subList(0, Math.min(rows.size(), PAGE_SIZE)), next, Math.min(total, COUNT_LIMIT),
-                total > COUNT_LIMIT);
+                Timestamps.now(), COUNT_LIMIT + 1);
+        return new Count(Math.min(counted, COUNT_LIMIT), counted > COUNT_LIMIT);
     }
 
     /**

@@ -72,10 +72,12 @@ class ConsoleInvestigationAccessTest {
 
     @Test
     void anUnknownOrNonNumericRecordIdIsANotFoundPage() {
-        for (String id : List.of("999999999", "abc")) {
-            assertThat(page("/console/operations/" + id, 404)).contains("Operation not found");
+        assertThat(page("/console/operations/999999999", 404)).contains("Not found")
+                .contains("There is no idempotency record 999999999.");
+        for (String id : List.of("abc", "0", "<b>x")) {
+            assertThat(page("/console/operations/" + id, 404)).contains("Not found")
+                    .contains("There is no operation with that id").doesNotContain("<b>");
         }
-        assertThat(page("/console/operations/<b>x", 404)).contains("&lt;b&gt;x").doesNotContain("<b>");
     }
 
     @Test
@@ -85,10 +87,16 @@ class ConsoleInvestigationAccessTest {
                 .contains("<form class=\"filters");
         assertThat(page("/console/operations?from=yesterday", 400)).contains("From &quot;yesterday&quot; is not a time");
         assertThat(page("/console/operations?operation=delete-everything", 400)).contains("is not one of create-order, create-payment");
-        assertThat(page("/console/operations?after=garbage", 400)).contains("The page cursor");
         assertThat(page("/console/operations?from=2026-11-30T06:00&to=2026-11-30T05:00", 400))
                 .contains("From must be before To.");
-        assertThat(page("/console/users/" + user + "?after=garbage", 400)).contains("The page cursor");
+    }
+
+    @Test
+    void aPagePositionTheConsoleDidNotWriteIsA400Page() {
+        for (String path : List.of("/console/operations?after=garbage", "/console/users/" + user + "?after=garbage")) {
+            assertThat(page(path, 400)).contains("Bad request")
+                    .contains("The page position “after” is not one this console wrote.");
+        }
     }
 
     @Test

@@ -33,7 +33,7 @@ class ConsoleOperationsPagingTest {
     AgroalDataSource db;
 
     @Inject
-    SqlReads sql;
+    ConsoleReads sql;
 
     private final String user = TestTokens.newUser();
 

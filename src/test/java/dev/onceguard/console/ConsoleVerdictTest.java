@@ -28,7 +28,7 @@ class ConsoleVerdictTest {
     AgroalDataSource db;
 
     @Inject
-    SqlReads sql;
+    ConsoleReads sql;
 
     private final String user = TestTokens.newUser();
 

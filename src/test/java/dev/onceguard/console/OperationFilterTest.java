@@ -3,8 +3,10 @@ package dev.onceguard.console;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class OperationFilterTest {
 
@@ -22,7 +24,7 @@ class OperationFilterTest {
 
     @Test
     void everyInvalidValueIsNamedAndNothingIsKept() {
-        OperationFilter filter = OperationFilter.parse(" k ", "", null, "DONE", "refund", "soon", "2026-13-01T00:00", "x");
+        OperationFilter filter = OperationFilter.parse(" k ", "", null, "DONE", "refund", "soon", "2026-13-01T00:00", null);
 
         assertThat(filter.valid()).isFalse();
         assertThat(filter.key()).isEqualTo("k");
@@ -32,8 +34,7 @@ class OperationFilterTest {
                 "Status \"DONE\" is not one of PROCESSING, COMPLETED, FAILED.",
                 "Operation \"refund\" is not one of create-order, create-payment.",
                 "From \"soon\" is not a time: write it as 2026-11-30T05:41 (UTC) or as an ISO-8601 instant such as 2026-11-30T05:41:00Z.",
-                "To \"2026-13-01T00:00\" is not a time: write it as 2026-11-30T05:41 (UTC) or as an ISO-8601 instant such as 2026-11-30T05:41:00Z.",
-                "The page cursor \"x\" is not valid: start again from the first page.");
+                "To \"2026-13-01T00:00\" is not a time: write it as 2026-11-30T05:41 (UTC) or as an ISO-8601 instant such as 2026-11-30T05:41:00Z.");
     }
 
     @Test
@@ -44,21 +45,34 @@ class OperationFilterTest {
     @Test
     void pageLinksKeepTheFiltersEncoded() {
         OperationFilter filter = OperationFilter.parse("a&b=c", "u 1", null, "FAILED", null, "2026-11-30T05:00", null, null);
-        KeysetCursor cursor = new KeysetCursor(Instant.parse("2026-11-30T05:41:25.123456Z"), 42);
+        Pager pager = filter.pager(new Cursor(Instant.parse("2026-11-30T05:41:25.123456Z"), 42));
 
-        assertThat(filter.pageAfter(cursor)).isEqualTo("/console/operations?key=a%26b%3Dc&user=u+1&status=FAILED"
-                + "&from=2026-11-30T05%3A00&after=2026-11-30T05%3A41%3A25.123456Z_42");
-        assertThat(filter.firstPage()).isEqualTo("/console/operations?key=a%26b%3Dc&user=u+1&status=FAILED&from=2026-11-30T05%3A00");
-        assertThat(OperationFilter.none().firstPage()).isEqualTo("/console/operations");
+        assertThat(pager.next()).isEqualTo("/console/operations?key=a%26b%3Dc&user=u+1&status=FAILED"
+                + "&from=2026-11-30T05%3A00&after=1796017285123456-42");
+        assertThat(pager.first()).isEqualTo("/console/operations?key=a%26b%3Dc&user=u+1&status=FAILED&from=2026-11-30T05%3A00");
+        assertThat(pager.continued()).isFalse();
+        assertThat(OperationFilter.none().pager(null)).isEqualTo(new Pager("/console/operations", null, false));
     }
 
     @Test
     void aCursorReadsBackWhatItWrote() {
-        KeysetCursor cursor = new KeysetCursor(Instant.parse("2026-11-30T05:41:25.123456Z"), 42);
+        Cursor cursor = new Cursor(Instant.parse("2026-11-30T05:41:25.123456Z"), 42);
 
-        assertThat(KeysetCursor.parse(cursor.value())).contains(cursor);
-        assertThat(KeysetCursor.parse("2026-11-30T05:41:25Z")).isEmpty();
-        assertThat(KeysetCursor.parse("yesterday_3")).isEmpty();
-        assertThat(KeysetCursor.parse("2026-11-30T05:41:25Z_x")).isEmpty();
+        assertThat(cursor.token()).isEqualTo("1796017285123456-42");
+        assertThat(Cursor.parse(cursor.token())).contains(cursor);
+        assertThat(Cursor.parse(null)).isEmpty();
+        assertThat(Cursor.parse(" ")).isEmpty();
+        for (String text : List.of("2026-11-30T05:41:25Z_42", "1796017285123456", "yesterday-3", "1796017285123456-x", "99999999999999999999-1")) {
+            assertThatThrownBy(() -> Cursor.parse(text)).as(text).isInstanceOf(ConsoleRequestRejected.class)
+                    .extracting(e -> ((ConsoleRequestRejected) e).status()).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void aPagePositionTheConsoleDidNotWriteRejectsTheRequest() {
+        assertThatThrownBy(() -> OperationFilter.parse(null, null, null, null, null, null, null, "garbage"))
+                .isInstanceOf(ConsoleRequestRejected.class);
+        assertThat(OperationFilter.parse(null, null, null, null, null, null, null, "1796017285123456-42").pager(null).continued())
+                .isTrue();
     }
 }

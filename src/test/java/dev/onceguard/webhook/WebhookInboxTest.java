@@ -329,8 +329,11 @@ class WebhookInboxTest {
 
     /** Everything a delivery could have written: inbox, transitions, outbox, and the payment's and order's state. */
     private String snapshot(Paid paid) {
-        return count(db, "SELECT count(*) FROM webhook_inbox") + " " + count(db, "SELECT count(*) FROM state_transitions")
-                + " " + count(db, "SELECT count(*) FROM outbox_events")
+        // scoped to this payment and order: the scheduled outbox relay keeps fulfilling other tests' orders meanwhile
+        return count(db, "SELECT count(*) FROM webhook_inbox WHERE provider_payment_id = ?", paid.providerPaymentId())
+                + " " + count(db, "SELECT count(*) FROM state_transitions WHERE subject_id IN (?, ?)",
+                paid.paymentId(), paid.orderId())
+                + " " + count(db, "SELECT count(*) FROM outbox_events WHERE aggregate_id = ?", paid.orderId())
                 + " " + text("SELECT p.status || '/' || o.status || '/' || p.updated_at || '/' || o.updated_at"
                 + " FROM payments p JOIN orders o USING (order_id) WHERE p.payment_id = ?", paid.paymentId());
     }
