@@ -1,11 +1,12 @@
 package dev.onceguard.platform.embedded;
 
-import io.quarkus.runtime.configuration.ConfigUtils;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.StreamSupport;
@@ -14,9 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A deployment: the {@code prod} profile (the one {@code java -jar} runs) with a datasource URL. The launcher then
- * starts nothing embedded and generates nothing, and the configuration Quarkus reads has no console user, no demo
- * key and the sandbox off. The configuration is built the way the launcher builds it, with the URL as the
- * environment would give it.
+ * starts nothing embedded and generates nothing, and application.properties gives that profile no console user, no
+ * key and the sandbox off. The configuration is application.properties and the URL as the environment would give
+ * it, without this JVM's system properties, which earlier tests of the run may have left behind.
  */
 class ConfiguredDatabaseTest {
 
@@ -24,10 +25,13 @@ class ConfiguredDatabaseTest {
     Path workingDirectory;
 
     @Test
-    void withADatasourceUrlTheProdProfileGeneratesNothingAndHasNoConsoleUsers() {
+    void withADatasourceUrlTheProdProfileGeneratesNothingAndHasNoConsoleUsers() throws IOException {
         Path dataFolder = workingDirectory.resolve("data");
-        SmallRyeConfig config = ConfigUtils.emptyConfigBuilder()
+        SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .addDefaultInterceptors()
                 .withProfile("prod")
+                .withSources(new PropertiesConfigSource(
+                        ConfiguredDatabaseTest.class.getClassLoader().getResource("application.properties"), 250))
                 .withSources(new PropertiesConfigSource(Map.of(
                         "quarkus.datasource.jdbc.url", "jdbc:postgresql://db.example:5432/onceguard",
                         EmbeddedMode.DATA_FOLDER, dataFolder.toString()), "environment", 300))
