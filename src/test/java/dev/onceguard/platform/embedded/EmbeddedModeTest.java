@@ -4,6 +4,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
@@ -26,8 +27,8 @@ import static io.restassured.RestAssured.given;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_READ;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.oneOf;
 
@@ -125,6 +126,17 @@ class EmbeddedModeTest {
         assertThat(password).hasSizeGreaterThanOrEqualTo(20);
         assertThat(Files.getPosixFilePermissions(adminLoginFile())).containsExactlyInAnyOrder(OWNER_READ, OWNER_WRITE);
         assertThat(Files.readString(serviceLog)).contains(adminLoginFile().toString()).doesNotContain(password);
+    }
+
+    @Test
+    void theBannerNamesTheConsoleItsAdminLoginFileAndTheSandbox() throws Exception {
+        bannerCurlLine();
+        String base = "http://localhost:" + RestAssured.port;
+
+        assertThat(Files.readString(serviceLog))
+                .contains("Console   " + base + "/console (user " + adminLogin().getProperty("username")
+                        + ", password in " + adminLoginFile() + ")")
+                .contains("Payments  the sandbox provider at " + base + "/sandbox/v1");
     }
 
     @Test
