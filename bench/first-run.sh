@@ -75,6 +75,16 @@ postgres_pids() {
     postmaster=$(head -1 "$WORK/run/data/postgres/postmaster.pid")
     echo "$postmaster" $(pgrep -P "$postmaster" || true)
 }
+# CPU seconds (user + system) used by a list of pids and the children they have waited for (initdb, pg_ctl):
+# on a busy machine the wall time to ready grows with the wait for a core, this does not
+cpu_seconds() {
+    local ticks=0 pid value
+    for pid in "$@"; do
+        value=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13 + $14 + $15}')
+        ticks=$((ticks + ${value:-0}))
+    done
+    python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$ticks" "$(getconf CLK_TCK)"
+}
 memory_line() {
     local label=$1 jvm pg count
     jvm=$(memory "$SVC_PID")
@@ -133,13 +143,21 @@ start_service() {
 
 COLD=()
 WARM=()
+COLD_CPU=()
+WARM_CPU=()
 for kind in cold warm; do
     for i in $(seq "$RUNS"); do
         [[ "$kind" == cold ]] && rm -rf "$WORK/run/data"
         before=$(load)
         start_service "$RESULTS/service-$kind-$i.log"
-        if [[ "$kind" == cold ]]; then COLD+=("$READY_SECONDS"); else WARM+=("$READY_SECONDS"); fi
-        echo "run $kind $i: ready after $READY_SECONDS s (Quarkus: $(grep -o 'started in [0-9.]*s' "$RESULTS/service-$kind-$i.log")), load before $before"
+        jvm_cpu=$(cpu_seconds "$SVC_PID")
+        pg_cpu=$(cpu_seconds $(postgres_pids))
+        if [[ "$kind" == cold ]]; then
+            COLD+=("$READY_SECONDS"); COLD_CPU+=("$jvm_cpu")
+        else
+            WARM+=("$READY_SECONDS"); WARM_CPU+=("$jvm_cpu")
+        fi
+        echo "run $kind $i: ready after $READY_SECONDS s (Quarkus: $(grep -o 'started in [0-9.]*s' "$RESULTS/service-$kind-$i.log")), CPU used by then: JVM $jvm_cpu s, postgres $pg_cpu s; load before $before"
         memory_line "$kind run $i, at ready"
         if [[ "$kind" == warm && "$i" == "$RUNS" ]]; then
             break
@@ -178,6 +196,8 @@ if [[ "$PACKAGE" == 1 ]]; then
 fi
 echo "java -jar to ready, cold (empty data folder): $(summary "${COLD[@]}")"
 echo "java -jar to ready, warm (existing data):     $(summary "${WARM[@]}")"
+echo "CPU time of the JVM (and the initdb/pg_ctl it ran) to ready, cold: $(summary "${COLD_CPU[@]}")"
+echo "CPU time of the JVM (and the initdb/pg_ctl it ran) to ready, warm: $(summary "${WARM_CPU[@]}")"
 echo
 cat "$RESULTS/memory.md"
 echo
