@@ -75,16 +75,23 @@ postgres_pids() {
     postmaster=$(head -1 "$WORK/run/data/postgres/postmaster.pid")
     echo "$postmaster" $(pgrep -P "$postmaster" || true)
 }
-# CPU seconds (user + system) used by a list of pids and the children they have waited for (initdb, pg_ctl):
-# on a busy machine the wall time to ready grows with the wait for a core, this does not
-cpu_seconds() {
+# clock ticks (user + system) used by a list of pids and the children they have waited for (initdb, pg_ctl)
+cpu_ticks() {
     local ticks=0 pid value
     for pid in "$@"; do
         value=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13 + $14 + $15}')
         ticks=$((ticks + ${value:-0}))
     done
-    python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$ticks" "$(getconf CLK_TCK)"
+    echo "$ticks"
 }
+# busy clock ticks of the whole machine, all cores (user, nice, system, irq, softirq, steal)
+machine_busy_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+seconds_of() { python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.1f}')" "$1" "$(getconf CLK_TCK)"; }
+# cores used on average by everything else than the service and its database between two machine snapshots
+other_cores() { python3 -c "
+import sys
+busy_before, busy_after, own, seconds, hz = map(float, sys.argv[1:])
+print(f'{(busy_after - busy_before - own) / hz / seconds:.2f}')" "$1" "$2" "$3" "$4" "$(getconf CLK_TCK)"; }
 memory_line() {
     local label=$1 jvm pg count
     jvm=$(memory "$SVC_PID")
@@ -128,9 +135,11 @@ mkdir -p "$WORK/run"
 echo "| moment | JVM RSS MiB | JVM PSS MiB | postgres processes | postgres RSS MiB (sum) | postgres PSS MiB (sum) |" > "$RESULTS/memory.md"
 echo "| --- | --- | --- | --- | --- | --- |" >> "$RESULTS/memory.md"
 
-# starts the service and waits until /q/health/ready answers 200 UP; READY_SECONDS is how long that took
+# starts the service and waits until /q/health/ready answers 200 UP; READY_SECONDS is how long that took,
+# BUSY_BEFORE the machine's busy ticks at the start
 start_service() {
     local log=$1 start
+    BUSY_BEFORE=$(machine_busy_ticks)
     start=$(now)
     (cd "$WORK/run" && exec env QUARKUS_HTTP_PORT="$PORT" java $JAVA_OPTS -jar "$CLONE/target/quarkus-app/quarkus-run.jar") > "$log" 2>&1 &
     SVC_PID=$!
@@ -145,19 +154,24 @@ COLD=()
 WARM=()
 COLD_CPU=()
 WARM_CPU=()
+COLD_OTHERS=()
+WARM_OTHERS=()
 for kind in cold warm; do
     for i in $(seq "$RUNS"); do
         [[ "$kind" == cold ]] && rm -rf "$WORK/run/data"
         before=$(load)
         start_service "$RESULTS/service-$kind-$i.log"
-        jvm_cpu=$(cpu_seconds "$SVC_PID")
-        pg_cpu=$(cpu_seconds $(postgres_pids))
+        busy_after=$(machine_busy_ticks)
+        jvm_ticks=$(cpu_ticks "$SVC_PID")
+        pg_ticks=$(cpu_ticks $(postgres_pids))
+        jvm_cpu=$(seconds_of "$jvm_ticks")
+        others=$(other_cores "$BUSY_BEFORE" "$busy_after" $((jvm_ticks + pg_ticks)) "$READY_SECONDS")
         if [[ "$kind" == cold ]]; then
-            COLD+=("$READY_SECONDS"); COLD_CPU+=("$jvm_cpu")
+            COLD+=("$READY_SECONDS"); COLD_CPU+=("$jvm_cpu"); COLD_OTHERS+=("$others")
         else
-            WARM+=("$READY_SECONDS"); WARM_CPU+=("$jvm_cpu")
+            WARM+=("$READY_SECONDS"); WARM_CPU+=("$jvm_cpu"); WARM_OTHERS+=("$others")
         fi
-        echo "run $kind $i: ready after $READY_SECONDS s (Quarkus: $(grep -o 'started in [0-9.]*s' "$RESULTS/service-$kind-$i.log")), CPU used by then: JVM $jvm_cpu s, postgres $pg_cpu s; load before $before"
+        echo "run $kind $i: ready after $READY_SECONDS s (Quarkus: $(grep -o 'started in [0-9.]*s' "$RESULTS/service-$kind-$i.log")), CPU used by then: JVM $jvm_cpu s, postgres $(seconds_of "$pg_ticks") s; other processes used $others of the $(nproc) cores meanwhile; load before $before"
         memory_line "$kind run $i, at ready"
         if [[ "$kind" == warm && "$i" == "$RUNS" ]]; then
             break
@@ -198,6 +212,7 @@ echo "java -jar to ready, cold (empty data folder): $(summary "${COLD[@]}")"
 echo "java -jar to ready, warm (existing data):     $(summary "${WARM[@]}")"
 echo "CPU time of the JVM (and the initdb/pg_ctl it ran) to ready, cold: $(summary "${COLD_CPU[@]}")"
 echo "CPU time of the JVM (and the initdb/pg_ctl it ran) to ready, warm: $(summary "${WARM_CPU[@]}")"
+echo "cores used by other processes during the cold starts: ${COLD_OTHERS[*]}; during the warm starts: ${WARM_OTHERS[*]}"
 echo
 cat "$RESULTS/memory.md"
 echo
