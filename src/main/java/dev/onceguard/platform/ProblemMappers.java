@@ -3,7 +3,11 @@ package dev.onceguard.platform;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import io.quarkus.vertx.http.runtime.security.ChallengeData;
+import io.quarkus.vertx.http.runtime.security.HttpAuthenticator;
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClosedException;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import org.hibernate.exception.JDBCConnectionException;
@@ -29,11 +33,31 @@ public class ProblemMappers {
         return respond(e.problem());
     }
 
+    // With proactive authentication off, this mapper also answers the console's failed sign-ins and unauthenticated
+    // visits; there the form and Basic mechanisms give the answer (a redirect to the login page, to the error page
+    // after a failed sign-in, or a Basic challenge), as they would without this mapper.
     @ServerExceptionMapper({UnauthorizedException.class, AuthenticationFailedException.class})
-    public Response unauthorized(RuntimeException e) {
-        return Response.fromResponse(respond(Problem.of(401, "UNAUTHORIZED", "Authentication required",
-                        "Send a valid bearer token in the Authorization header.")))
-                .header("WWW-Authenticate", "Bearer").build();
+    public Uni<Response> unauthorized(RoutingContext request) {
+        HttpAuthenticator authenticator = request.get(HttpAuthenticator.class.getName());
+        if (isConsole(request.normalizedPath()) && authenticator != null) {
+            return authenticator.getChallenge(request).map(ProblemMappers::challenge);
+        }
+        return Uni.createFrom().item(Response.fromResponse(respond(Problem.of(401, "UNAUTHORIZED",
+                        "Authentication required", "Send a valid bearer token in the Authorization header.")))
+                .header("WWW-Authenticate", "Bearer").build());
+    }
+
+    private static boolean isConsole(String path) {
+        return path.equals("/console") || path.startsWith("/console/") || path.equals("/j_security_check");
+    }
+
+    private static Response challenge(ChallengeData challenge) {
+        if (challenge == null) {
+            return Response.status(401).build();
+        }
+        Response.ResponseBuilder response = Response.status(challenge.status);
+        challenge.getHeaders().forEach((name, value) -> response.header(name.toString(), value));
+        return response.build();
     }
 
     @ServerExceptionMapper

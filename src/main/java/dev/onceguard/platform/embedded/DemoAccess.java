@@ -25,6 +25,7 @@ final class DemoAccess {
     static final String ISSUER = "onceguard-demo";
     static final String USER = "demo-user";
     static final String ADMIN = "admin";
+    static final String SIGNING_KEY_FILE = "demo-signing-key.jwk";
     static final Duration TOKEN_LIFESPAN = Duration.ofDays(30);
 
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -33,7 +34,7 @@ final class DemoAccess {
     private final Path adminLogin;
 
     private DemoAccess(Path folder) {
-        this.signingKey = folder.resolve("demo-signing-key.jwk");
+        this.signingKey = folder.resolve(SIGNING_KEY_FILE);
         this.adminLogin = folder.resolve("console-admin.properties");
     }
 

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The self-contained trial setup, used whenever no datasource URL is configured: an embedded PostgreSQL and the
@@ -37,12 +38,16 @@ public final class EmbeddedMode implements AutoCloseable {
         this.settings = settings;
     }
 
-    static boolean isWanted(Config config) {
-        return config.getOptionalValue(JDBC_URL, String.class).isEmpty();
-    }
-
-    static Path dataFolder(Config config) {
-        return config.getOptionalValue(DATA_FOLDER, Path.class).orElse(Path.of("data")).toAbsolutePath().normalize();
+    /**
+     * Starts embedded mode in the configured data folder when no datasource URL is configured; with a URL it does
+     * nothing at all: no folder, no database, no key, no console user.
+     */
+    public static Optional<EmbeddedMode> startIfWanted(Config config) {
+        if (config.getOptionalValue(JDBC_URL, String.class).isPresent()) {
+            return Optional.empty();
+        }
+        return Optional.of(start(config.getOptionalValue(DATA_FOLDER, Path.class).orElse(Path.of("data"))
+                .toAbsolutePath().normalize()));
     }
 
     /** Locks the folder, starts the database in it and prepares the demo access there. */

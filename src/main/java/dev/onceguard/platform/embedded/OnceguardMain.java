@@ -6,6 +6,8 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 import io.quarkus.runtime.configuration.ConfigUtils;
 import io.smallrye.config.SmallRyeConfig;
 
+import java.util.Optional;
+
 /**
  * The service's entry point: with no datasource URL configured it first starts embedded mode and hands its
  * settings to Quarkus as system properties; otherwise it only starts Quarkus. Tests and the build never run it.
@@ -20,18 +22,18 @@ public final class OnceguardMain {
         // The configuration Quarkus will read (system properties, environment, application.properties, profiles),
         // read before it boots; it is not registered anywhere.
         SmallRyeConfig config = ConfigUtils.emptyConfigBuilder().build();
-        if (EmbeddedMode.isWanted(config)) {
-            EmbeddedMode embedded;
-            try {
-                embedded = EmbeddedMode.start(EmbeddedMode.dataFolder(config));
-            } catch (EmbeddedModeException e) {
-                System.err.println("onceguard cannot start: " + e.getMessage());
-                System.exit(1);
-                return;
-            }
-            embedded.settings().forEach(System::setProperty);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAfterQuarkus(embedded), "embedded-mode-stop"));
+        Optional<EmbeddedMode> embedded;
+        try {
+            embedded = EmbeddedMode.startIfWanted(config);
+        } catch (EmbeddedModeException e) {
+            System.err.println("onceguard cannot start: " + e.getMessage());
+            System.exit(1);
+            return;
         }
+        embedded.ifPresent(mode -> {
+            mode.settings().forEach(System::setProperty);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAfterQuarkus(mode), "embedded-mode-stop"));
+        });
         Quarkus.run(args);
     }
 

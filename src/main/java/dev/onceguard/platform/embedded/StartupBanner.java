@@ -41,6 +41,7 @@ public class StartupBanner {
                 onceguard is ready in embedded mode (no datasource URL configured)
                   API       %1$s/api/products, %1$s/api/orders
                   Console   %1$s/console (user %2$s, password in %3$s)
+                  Payments  the sandbox provider at %1$s/sandbox/v1: pay with {"paymentMethodToken":"tok_success"}
                   Database  %4$s (user %5$s), data in %6$s
                   Demo user %7$s: the token below is valid for %8$d days; a new one is printed at every start
                 Create an order (run it twice: the second answer is a replay of the first):

@@ -4,6 +4,8 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -21,13 +23,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static io.restassured.RestAssured.given;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_READ;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.oneOf;
 
 /**
  * The service in embedded mode, set up as the launcher does it (embedded database and demo access in a fresh data
- * folder), with its log written to a file: the banner's curl line, pasted into a shell, creates an order.
+ * folder), in the {@code prod} profile that {@code java -jar} runs, so that the test profile's users, key and sandbox
+ * switch are not there to help: the banner's curl line, pasted into a shell, creates an order; the generated admin
+ * login signs into the console as an admin; the sandbox takes a payment.
  */
 @QuarkusTest
 @TestProfile(EmbeddedModeTest.Embedded.class)
@@ -36,6 +45,25 @@ class EmbeddedModeTest {
     private static final Pattern CURL_LINE = Pattern.compile("(?m)^curl .*$");
 
     public static class Embedded implements QuarkusTestProfile {
+        @Override
+        public String getConfigProfile() {
+            return "prod";
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of(
+                    // A test listens on the test port, not on quarkus.http.port, which the sandbox addresses follow.
+                    "onceguard.sandbox.base-url", "http://localhost:${quarkus.http.test-port:8081}/sandbox/v1",
+                    "onceguard.sandbox.webhook-url", "http://localhost:${quarkus.http.test-port:8081}/webhooks/sandbox",
+                    // In a test (never under java -jar) smallrye-jwt makes up a key pair and issuer of its own when
+                    // none is configured at build time, which comes before the resource below; these name embedded
+                    // mode's own key (in the data folder the resource sets) and issuer, and take precedence over it.
+                    "smallrye.jwt.verify.key.location",
+                    "${" + EmbeddedMode.DATA_FOLDER + ":data}/" + DemoAccess.SIGNING_KEY_FILE,
+                    "mp.jwt.verify.issuer", DemoAccess.ISSUER);
+        }
+
         @Override
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(InFreshDataFolder.class));
@@ -93,16 +121,104 @@ class EmbeddedModeTest {
     @Test
     void theAdminPasswordIsInItsFileAndNeverInTheLog() throws Exception {
         bannerCurlLine();
-        Path adminLogin = dataFolder.resolve("console-admin.properties");
+        String password = adminLogin().getProperty("password");
+
+        assertThat(password).hasSizeGreaterThanOrEqualTo(20);
+        assertThat(Files.getPosixFilePermissions(adminLoginFile())).containsExactlyInAnyOrder(OWNER_READ, OWNER_WRITE);
+        assertThat(Files.readString(serviceLog)).contains(adminLoginFile().toString()).doesNotContain(password);
+    }
+
+    @Test
+    void theBannerNamesTheConsoleItsAdminLoginFileAndTheSandbox() throws Exception {
+        bannerCurlLine();
+        String base = "http://localhost:" + RestAssured.port;
+
+        assertThat(Files.readString(serviceLog))
+                .contains("Console   " + base + "/console (user " + adminLogin().getProperty("username")
+                        + ", password in " + adminLoginFile() + ")")
+                .contains("Payments  the sandbox provider at " + base + "/sandbox/v1");
+    }
+
+    @Test
+    void theGeneratedAdminLoginSignsIntoTheConsoleAsAnAdmin() throws Exception {
+        Properties login = adminLogin();
+
+        Response signIn = given().redirects().follow(false)
+                .formParam("j_username", login.getProperty("username"))
+                .formParam("j_password", login.getProperty("password"))
+                .post("/j_security_check");
+
+        assertThat(signIn.statusCode()).isEqualTo(302);
+        assertThat(signIn.header("Location")).endsWith("/console");
+        String session = signIn.cookie("onceguard-console");
+        assertThat(session).isNotBlank();
+        assertThat(given().cookie("onceguard-console", session).get("/console/login").body().asString())
+                .contains("admin (admin)");
+        assertThat(given().auth().preemptive().basic(login.getProperty("username"), login.getProperty("password"))
+                .get("/console/login").body().asString())
+                .contains("admin (admin)");
+    }
+
+    @Test
+    void aWrongConsolePasswordIsRefused() throws Exception {
+        String username = adminLogin().getProperty("username");
+        // the generated password with one character more, and the test profile's admin password, which must not
+        // exist here
+        for (String wrong : List.of(adminLogin().getProperty("password") + "x", "admin-password")) {
+            Response signIn = given().redirects().follow(false)
+                    .formParam("j_username", username)
+                    .formParam("j_password", wrong)
+                    .post("/j_security_check");
+
+            assertThat(signIn.statusCode()).as(wrong).isEqualTo(302);
+            assertThat(signIn.header("Location")).endsWith("/console/login?error=true");
+            assertThat(signIn.cookie("onceguard-console")).isNull();
+            assertThat(given().redirects().follow(false).auth().preemptive().basic(username, wrong)
+                    .get("/console").statusCode()).isEqualTo(401);
+        }
+    }
+
+    @Test
+    void anUnauthenticatedVisitToTheConsoleIsSentToTheLoginPage() {
+        Response visit = given().redirects().follow(false).get("/console");
+
+        assertThat(visit.statusCode()).isEqualTo(302);
+        assertThat(visit.header("Location")).endsWith("/console/login");
+    }
+
+    @Test
+    void theSandboxIsOnAndTakesAPaymentWithTheSuccessToken() {
+        String bearer = "Bearer " + DemoAccess.in(dataFolder).userToken();
+        String orderId = given().header("Authorization", bearer).contentType("application/json")
+                .header("Idempotency-Key", "sandbox-order")
+                .body("{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}")
+                .post("/api/orders")
+                .then().statusCode(201).extract().path("orderId");
+
+        given().header("Authorization", bearer).contentType("application/json")
+                .header("Idempotency-Key", "sandbox-payment")
+                .body("{\"paymentMethodToken\":\"tok_success\"}")
+                .post("/api/orders/" + orderId + "/payments")
+                .then().statusCode(201).body("status", equalTo("SUCCEEDED"));
+
+        // paid, and possibly already fulfilled by the outbox relay
+        given().header("Authorization", bearer).get("/api/orders/" + orderId)
+                .then().statusCode(200).body("status", oneOf("PAID", "FULFILLED"))
+                .body("payments.status", contains("SUCCEEDED"));
+        given().queryParam("orderId", orderId).get("/sandbox/v1/payments")
+                .then().statusCode(200).body("data", hasSize(1)).body("data[0].status", equalTo("SUCCEEDED"));
+    }
+
+    private Path adminLoginFile() {
+        return dataFolder.resolve("console-admin.properties");
+    }
+
+    private Properties adminLogin() throws IOException {
         Properties login = new Properties();
-        try (var reader = Files.newBufferedReader(adminLogin)) {
+        try (var reader = Files.newBufferedReader(adminLoginFile())) {
             login.load(reader);
         }
-
-        assertThat(login.getProperty("password")).hasSizeGreaterThanOrEqualTo(20);
-        assertThat(Files.getPosixFilePermissions(adminLogin)).containsExactlyInAnyOrder(OWNER_READ, OWNER_WRITE);
-        assertThat(Files.readString(serviceLog)).contains(adminLogin.toString())
-                .doesNotContain(login.getProperty("password"));
+        return login;
     }
 
     // The banner is printed once the HTTP server listens, asynchronously, so it may trail the test's start.
