@@ -7,7 +7,8 @@
 #
 # Knobs (environment): FIRST_RUNS (3 runs of each kind), FIRST_ORDERS (1000), FIRST_PORT (18180),
 # FIRST_PACKAGE (1; 0 = skip the two package measurements and run the jar of a clone packaged once),
-# FIRST_JAVA_OPTS (none: the JVM's defaults, as the README command runs it).
+# FIRST_JAVA_OPTS (none: the JVM's defaults, as the README command runs it),
+# FIRST_WAIT_QUIET (0; N = before each start, wait up to N s until other processes use < 0.3 cores over 3 s).
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,6 +18,7 @@ ORDERS=${FIRST_ORDERS:-1000}
 PORT=${FIRST_PORT:-18180}
 PACKAGE=${FIRST_PACKAGE:-1}
 JAVA_OPTS=${FIRST_JAVA_OPTS:-}
+WAIT_QUIET=${FIRST_WAIT_QUIET:-0}
 RESULTS=$BENCH_DIR/results/first-run-$(date -u +%Y%m%dT%H%M%SZ)
 WORK=$(mktemp -d /tmp/onceguard-first-run.XXXXXX)
 mkdir -p "$RESULTS"
@@ -150,6 +152,19 @@ mkdir -p "$WORK/run"
 echo "| moment | JVM RSS MiB | JVM PSS MiB | postgres processes | postgres RSS MiB (sum) | postgres PSS MiB (sum) |" > "$RESULTS/memory.md"
 echo "| --- | --- | --- | --- | --- | --- |" >> "$RESULTS/memory.md"
 
+# on a shared machine, waits (at most FIRST_WAIT_QUIET seconds) for a moment when the others use < 0.3 cores
+wait_quiet() {
+    local deadline=$((SECONDS + WAIT_QUIET)) before busy
+    while ((SECONDS < deadline)); do
+        before=$(machine_busy_ticks)
+        sleep 3
+        busy=$(python3 -c "import sys; print(int(sys.argv[2]) - int(sys.argv[1]) < 0.3 * 3 * int(sys.argv[3]))" \
+            "$before" "$(machine_busy_ticks)" "$(getconf CLK_TCK)")
+        if [[ "$busy" == True ]]; then return 0; fi
+    done
+    echo "no quiet moment within $WAIT_QUIET s: measuring anyway"
+}
+
 # starts the service and waits until /q/health/ready answers 200 UP; READY_SECONDS is how long that took,
 # BUSY_BEFORE the machine's busy ticks at the start
 start_service() {
@@ -174,6 +189,7 @@ WARM_OTHERS=()
 for kind in cold warm; do
     for i in $(seq "$RUNS"); do
         [[ "$kind" == cold ]] && rm -rf "$WORK/run/data"
+        wait_quiet
         before=$(load)
         start_service "$RESULTS/service-$kind-$i.log"
         busy_after=$(machine_busy_ticks)
