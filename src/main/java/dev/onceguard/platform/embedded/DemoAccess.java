@@ -32,10 +32,12 @@ final class DemoAccess {
 
     private final Path signingKey;
     private final Path adminLogin;
+    private final Path sessionKey;
 
     private DemoAccess(Path folder) {
         this.signingKey = folder.resolve(SIGNING_KEY_FILE);
         this.adminLogin = folder.resolve("console-admin.properties");
+        this.sessionKey = folder.resolve("console-session.key");
     }
 
     static DemoAccess in(Path folder) {
@@ -56,6 +58,9 @@ final class DemoAccess {
                     password=%s
                     """.formatted(ADMIN, randomBase64Url(18)));
         }
+        if (!Files.exists(access.sessionKey)) {
+            writeOwnerOnly(access.sessionKey, randomBase64Url(32));
+        }
         return access;
     }
 
@@ -71,7 +76,10 @@ final class DemoAccess {
                 "mp.jwt.verify.issuer", ISSUER);
     }
 
-    /** The console's admin login, as the built-in user that the console's form and Basic login accept. */
+    /**
+     * The console's admin login, as the built-in user that the console's form and Basic login accept, and the key of
+     * its login cookie, kept so that a sign-in survives a restart.
+     */
     Map<String, String> consoleSettings() {
         Properties login = new Properties();
         try (Reader reader = Files.newBufferedReader(adminLogin)) {
@@ -82,7 +90,16 @@ final class DemoAccess {
         String username = login.getProperty("username", ADMIN);
         return Map.of(
                 "quarkus.security.users.embedded.users." + username, login.getProperty("password"),
-                "quarkus.security.users.embedded.roles." + username, "admin");
+                "quarkus.security.users.embedded.roles." + username, "admin",
+                "quarkus.http.auth.session.encryption-key", readString(sessionKey));
+    }
+
+    private static String readString(Path file) {
+        try {
+            return Files.readString(file).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     String userToken() {
