@@ -29,7 +29,8 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Pays for an order in the three phases of architecture invariant 3:
+ * Pays for an order in three phases, because a call to the provider cannot sit inside a database transaction
+ * (holding locks and a connection for as long as the provider takes) and cannot be rolled back either:
  * <ol>
  *   <li>(a) with the idempotency claim: lock the order, check it may be paid, insert the attempt as CREATED with
  *       its provider key (the partial UNIQUE index allows one unresolved attempt per order); checkpoint
