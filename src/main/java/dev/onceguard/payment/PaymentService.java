@@ -55,13 +55,15 @@ public class PaymentService {
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final EntityManager em;
+    private final Ids ids;
 
     public PaymentService(IdempotencyService idempotency, PaymentProviders providers, PaymentOutcomes outcomes,
-                          EntityManager em) {
+                          EntityManager em, Ids ids) {
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
         this.em = em;
+        this.ids = ids;
     }
 
     public IdempotentResponse pay(IdempotentRequest<CreatePaymentRequest> request, String orderId) {
@@ -96,7 +98,7 @@ public class PaymentService {
                 "PROVIDER_UNAVAILABLE", "Payment provider unavailable",
                 "No payment provider is enabled; nothing was stored. Retry later with the same Idempotency-Key.")));
 
-        String paymentId = Ids.next("pay");
+        String paymentId = ids.next("pay");
         Instant now = Timestamps.now();
         int inserted = em.createNativeQuery("""
                         INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
