@@ -242,7 +242,8 @@ class ChartTest {
 
         assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
         assertThat(monitor.at("/spec/endpoints/0/port").asText()).isEqualTo(service.at("/spec/ports/0/name").asText());
-        assertThat(monitor.at("/spec/endpoints/0/honorLabels").asBoolean()).isTrue();
+        assertThat(monitor.at("/spec/endpoints/0/honorLabels").asBoolean(false))
+                .as("target labels (job, namespace, instance) stay Prometheus' own").isFalse();
         assertThat(strings(service.at("/metadata/labels")))
                 .containsAllEntriesOf(strings(monitor.at("/spec/selector/matchLabels")));
         assertThat(texts(monitor.at("/spec/namespaceSelector/matchNames"))).containsExactly(HelmChart.NAMESPACE);
@@ -372,7 +373,7 @@ class ChartTest {
         for (JsonNode rule : rules(rendered)) {
             if (rule.path("alert").asText().equals("OnceguardJobNotSucceeding")) {
                 String expr = rule.path("expr").asText();
-                String job = expr.replaceAll("(?s).*job=\"([a-z-]+)\".*", "$1");
+                String job = expr.replaceAll("(?s).*job_name=\"([a-z-]+)\".*", "$1");
                 thresholds.put(job, expr.replaceAll("(?s).*> ([0-9]+)$", "$1"));
             }
         }
