@@ -4,6 +4,7 @@ import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Operation;
 import dev.onceguard.payment.PaymentService;
+import dev.onceguard.platform.Cause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -55,15 +56,16 @@ public class LeaseRecovery {
     @Scheduled(identity = Jobs.LEASE_RECOVERY, every = "${onceguard.jobs.lease-recovery.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.run(Jobs.LEASE_RECOVERY, true, this::run);
+        jobs.runIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNow(Jobs.LEASE_RECOVERY, this::run);
+        return jobs.runNowIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
     }
 
-    public Map<String, Long> run() {
+    /** @param cause the run, named on every state change it makes */
+    public Map<String, Long> run(Cause cause) {
         long releasedNow = 0;
         long reconciledNow = 0;
         for (IdempotencyRecords.ExpiredLease lease : QuarkusTransaction.requiringNew().call(() ->
@@ -75,7 +77,7 @@ public class LeaseRecovery {
                     releasedNow++;
                 }
             } else if (Operation.CREATE_PAYMENT.wireName().equals(operation)) {
-                if (idempotency.takeOver(recordId).map(checkpoint -> payments.resume(recordId, checkpoint)).isPresent()) {
+                if (idempotency.takeOver(recordId).map(checkpoint -> payments.resume(recordId, checkpoint, cause)).isPresent()) {
                     reconciledNow++;
                 }
             } else {

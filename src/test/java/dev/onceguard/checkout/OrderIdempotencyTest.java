@@ -31,7 +31,11 @@ import static dev.onceguard.checkout.OrdersApi.createOrder;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Acceptance scenarios 1, 2, 3, 4 and 10 of product.md, against real PostgreSQL. */
+/**
+ * Order creation under one key, against real PostgreSQL: a key sent twice or fifty times at once gives one order, a
+ * retry after a lost response gives the same order, the key with another payload is refused and creates nothing, and
+ * a new key is a deliberate second purchase.
+ */
 @QuarkusTest
 class OrderIdempotencyTest {
 
