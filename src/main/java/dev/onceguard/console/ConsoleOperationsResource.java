@@ -24,15 +24,17 @@ public class ConsoleOperationsResource {
     static class Templates {
         static native TemplateInstance list(OperationFilter filter, KeysetPage<OperationRow> page, Pager pager);
 
-        static native TemplateInstance detail(OperationChain chain);
+        static native TemplateInstance detail(OperationChain chain, RequestHistory history);
     }
 
     private final OperationLists lists;
     private final OperationChains chains;
+    private final RequestLogs requestLogs;
 
-    public ConsoleOperationsResource(OperationLists lists, OperationChains chains) {
+    public ConsoleOperationsResource(OperationLists lists, OperationChains chains, RequestLogs requestLogs) {
         this.lists = lists;
         this.chains = chains;
+        this.requestLogs = requestLogs;
     }
 
     /** A filter value that is not valid answers 400 with the form and what was wrong; nothing is queried. */
@@ -53,9 +55,10 @@ public class ConsoleOperationsResource {
     @Path("/{id}")
     public TemplateInstance detail(@PathParam("id") String id) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        return Templates.detail(chains.load(recordId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+        OperationChain chain = chains.load(recordId).orElseThrow(() -> ConsoleRequestRejected.notFound(
                 "There is no idempotency record " + recordId + ". A finished record is removed by retention cleanup "
                         + "once it expires (24 h after it finished by default): search the operations list by key, "
-                        + "user or order to see what is still kept.")));
+                        + "user or order to see what is still kept."));
+        return Templates.detail(chain, requestLogs.of(recordId));
     }
 }

@@ -30,14 +30,18 @@ public class ConsoleWebhooksResource {
         static native TemplateInstance webhooks(InboxEvents.Filter filter, Set<String> providers,
                                                 InboxEvents.Summary summary, KeysetPage<InboxEvents.Event> page,
                                                 Pager pager, AdminNotice.Shown notice);
+
+        static native TemplateInstance event(WebhookEventPage.Page page);
     }
 
     private final InboxEvents events;
     private final ConsoleAudit audit;
+    private final WebhookEventPage eventPage;
 
-    public ConsoleWebhooksResource(InboxEvents events, ConsoleAudit audit) {
+    public ConsoleWebhooksResource(InboxEvents events, ConsoleAudit audit, WebhookEventPage eventPage) {
         this.events = events;
         this.audit = audit;
+        this.eventPage = eventPage;
     }
 
     @GET
@@ -54,6 +58,15 @@ public class ConsoleWebhooksResource {
         Pager pager = Pager.of(PAGE, position.isPresent(), page.next(), "status", filter.status(), "provider", filter.provider());
         return Templates.webhooks(filter, providers, events.summary(), page, pager,
                 AdminNotice.of(notice, target).orElse(null));
+    }
+
+    @GET
+    @Path("/{id}")
+    public TemplateInstance event(@PathParam("id") String id) {
+        long inboxId = ConsoleRequestRejected.id(id, "webhook event");
+        return Templates.event(eventPage.load(inboxId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+                "There is no webhook event " + inboxId + " in the inbox. Processed events are removed by retention "
+                        + "cleanup after 30 days by default.")));
     }
 
     @POST

@@ -19,7 +19,7 @@ public class KeyConflicts {
 
     public record Conflict(long id, long recordId, String userId, String operation, String key,
                            String originalFingerprint, String conflictingFingerprint, String requestId,
-                           Instant createdAt) {
+                           Instant createdAt, boolean bodiesKept, List<BodyDiff.Change> changes) {
 
         public String originalPrefix() {
             return prefix(originalFingerprint);
@@ -58,15 +58,18 @@ public class KeyConflicts {
 
 
     private final ConsoleReads reads;
+    private final RequestLogs bodies;
 
-    public KeyConflicts(ConsoleReads reads) {
+    public KeyConflicts(ConsoleReads reads, RequestLogs bodies) {
         this.reads = reads;
+        this.bodies = bodies;
     }
 
     KeysetPage<Conflict> list(Filter filter, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
-                       conflicting_fingerprint, request_id, created_at
+                       conflicting_fingerprint, request_id, created_at, refused_body,
+                       (SELECT r.request_body FROM idempotency_records r WHERE r.id = record_id) AS request_body
                   FROM idempotency_conflicts WHERE true""");
         List<Object> parameters = new ArrayList<>();
         if (filter.user() != null) {
@@ -87,7 +90,10 @@ public class KeyConflicts {
         List<Conflict> rows = reads.list(sql.toString(), row -> new Conflict(row.getLong("id"), row.getLong("record_id"),
                 row.getString("user_id"), row.getString("operation"), row.getString("idempotency_key"),
                 row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
-                row.getString("request_id"), instant(row, "created_at")), parameters.toArray());
+                row.getString("request_id"), instant(row, "created_at"),
+                bodies.body(row, "request_body") != null && bodies.body(row, "refused_body") != null,
+                BodyDiff.between(bodies.body(row, "request_body"), bodies.body(row, "refused_body"))),
+                parameters.toArray());
         return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }
