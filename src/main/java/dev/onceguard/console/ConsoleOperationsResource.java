@@ -42,10 +42,14 @@ public class ConsoleOperationsResource {
     public Response list(@QueryParam("key") String key, @QueryParam("user") String user,
                          @QueryParam("order") String order, @QueryParam("status") String status,
                          @QueryParam("operation") String operation, @QueryParam("from") String from,
-                         @QueryParam("to") String to, @QueryParam("after") String after) {
+                         @QueryParam("to") String to, @QueryParam("after") String after,
+                         @QueryParam("format") String format) {
         OperationFilter filter = OperationFilter.parse(key, user, order, status, operation, from, to, after);
         if (!filter.valid()) {
             return HtmlResponses.page(400, Templates.list(filter, new KeysetPage<>(List.of(), null), filter.pager(null)));
+        }
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("operations", OperationRow.CSV, position -> lists.page(filter.at(position.orElse(null))));
         }
         KeysetPage<OperationRow> page = lists.page(filter);
         return HtmlResponses.page(200, Templates.list(filter, page, filter.pager(page.next())));

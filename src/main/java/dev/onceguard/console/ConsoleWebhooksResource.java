@@ -45,19 +45,22 @@ public class ConsoleWebhooksResource {
     }
 
     @GET
-    public TemplateInstance webhooks(@QueryParam("status") String status, @QueryParam("provider") String provider,
-                                     @QueryParam("after") String after, @QueryParam("notice") String notice,
-                                     @QueryParam("target") String target) {
+    public Response webhooks(@QueryParam("status") String status, @QueryParam("provider") String provider,
+                             @QueryParam("after") String after, @QueryParam("notice") String notice,
+                             @QueryParam("target") String target, @QueryParam("format") String format) {
         InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("webhook-events", InboxEvents.CSV, at -> events.list(filter, at));
+        }
         KeysetPage<InboxEvents.Event> page = events.list(filter, position);
         Set<String> providers = new TreeSet<>(events.providers());
         if (filter.provider() != null) {
             providers.add(filter.provider());
         }
         Pager pager = Pager.of(PAGE, position.isPresent(), page.next(), "status", filter.status(), "provider", filter.provider());
-        return Templates.webhooks(filter, providers, events.summary(), page, pager,
-                AdminNotice.of(notice, target).orElse(null));
+        return HtmlResponses.page(200, Templates.webhooks(filter, providers, events.summary(), page, pager,
+                AdminNotice.of(notice, target).orElse(null)));
     }
 
     @GET

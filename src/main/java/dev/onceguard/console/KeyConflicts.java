@@ -34,6 +34,17 @@ public class KeyConflicts {
         }
     }
 
+    static final List<CsvExport.Column<Conflict>> CSV = List.of(
+            new CsvExport.Column<>("created_at", Conflict::createdAt),
+            new CsvExport.Column<>("record_id", Conflict::recordId),
+            new CsvExport.Column<>("user_id", Conflict::userId),
+            new CsvExport.Column<>("operation", Conflict::operation),
+            new CsvExport.Column<>("idempotency_key", Conflict::key),
+            new CsvExport.Column<>("request_id", Conflict::requestId),
+            new CsvExport.Column<>("changed_fields", c -> String.join(" ", c.changes().stream().map(BodyDiff.Change::field).toList())),
+            new CsvExport.Column<>("original_fingerprint", Conflict::originalFingerprint),
+            new CsvExport.Column<>("conflicting_fingerprint", Conflict::conflictingFingerprint));
+
     public record Filter(String user, String key) {
 
         static Filter of(String user, String key) {
