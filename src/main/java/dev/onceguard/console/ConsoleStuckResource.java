@@ -1,6 +1,8 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.Cause;
 import io.quarkus.qute.CheckedTemplate;
+import dev.onceguard.platform.Cause;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -63,8 +65,8 @@ public class ConsoleStuckResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response sendToReconciliation(@PathParam("id") String id) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        return audit.perform("send-to-reconciliation", TARGET, String.valueOf(recordId),
-                AdminNotice.OPERATION_ACTION_FAILED, () -> stuck.sendToReconciliation(recordId))
+        return audit.performIdentified("send-to-reconciliation", TARGET, String.valueOf(recordId),
+                AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.sendToReconciliation(recordId, Cause.admin(auditId)))
                 .seeOther(PAGE, String.valueOf(recordId));
     }
 }

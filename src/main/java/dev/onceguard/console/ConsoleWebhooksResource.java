@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.Cause;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
@@ -17,7 +18,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** {@code /console/webhooks}: the inbox, the last day's deliveries per provider, and "reprocess" of a FAILED event. */
+/**
+ * {@code /console/webhooks}: the inbox, the last day's deliveries per provider, and "reprocess" of a FAILED, IGNORED
+ * or PENDING_MATCH event.
+ */
 @Path("/console/webhooks")
 @Produces(MediaType.TEXT_HTML)
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
@@ -65,7 +69,8 @@ public class ConsoleWebhooksResource {
         if (!events.exists(eventId)) {
             throw ConsoleRequestRejected.notFound("There is no webhook event " + eventId + " in the inbox.");
         }
-        return audit.perform("reprocess", "webhook-event", String.valueOf(eventId), AdminNotice.WEBHOOK_FAILED_AGAIN,
-                () -> events.reprocess(eventId)).seeOther(PAGE, String.valueOf(eventId));
+        return audit.performIdentified("reprocess", "webhook-event", String.valueOf(eventId),
+                AdminNotice.WEBHOOK_FAILED_AGAIN, auditId -> events.reprocess(eventId, Cause.admin(auditId)))
+                .seeOther(PAGE, String.valueOf(eventId));
     }
 }

@@ -5,6 +5,7 @@ import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.Operation;
 import dev.onceguard.payment.PaymentService;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -115,7 +116,7 @@ public class StuckOperations {
      * conditional UPDATE ({@link IdempotencyService#takeOver}) and resumes it with the payment's own provider key
      * ({@link PaymentService#resume}), never with a new call.
      */
-    ActionResult sendToReconciliation(long recordId) {
+    ActionResult sendToReconciliation(long recordId, Cause cause) {
         Optional<State> state = state(recordId);
         if (state.isEmpty() || !state.get().stuck()) {
             return alreadyResolved(state);
@@ -132,7 +133,7 @@ public class StuckOperations {
         if (checkpoint.isEmpty()) {
             return alreadyResolved(state(recordId));
         }
-        IdempotentResponse response = payments.resume(recordId, checkpoint.get());
+        IdempotentResponse response = payments.resume(recordId, checkpoint.get(), cause);
         String paymentId = checkpoint.get().resourceId();
         String paymentStatus = reads.one("SELECT status FROM payments WHERE payment_id = ?",
                 row -> row.getString(1), paymentId).orElse("missing");

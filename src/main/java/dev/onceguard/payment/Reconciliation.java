@@ -6,6 +6,7 @@ import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
@@ -60,20 +61,21 @@ public class Reconciliation {
     @Scheduled(identity = Jobs.RECONCILIATION, every = "${onceguard.jobs.reconciliation.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.run(Jobs.RECONCILIATION, true, () -> reconcile().counts());
+        jobs.runIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)).counts());
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNow(Jobs.RECONCILIATION, () -> reconcile().counts());
+        return jobs.runNowIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)).counts());
     }
 
-    public Result reconcile() {
+    /** @param cause the run, named on every state change it makes */
+    public Result reconcile(Cause cause) {
         int resumed = 0;
         int stillUnknown = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
             Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
-                    .map(checkpoint -> payments.resume(recordId, checkpoint));
+                    .map(checkpoint -> payments.resume(recordId, checkpoint, cause));
             if (response.isPresent()) {
                 resumed++;
                 if (response.get().stored().status() == 202) {
@@ -85,7 +87,7 @@ public class Reconciliation {
         int resolved = 0;
         for (Payment payment : quietPendingPayments()) {
             checked++;
-            if (checkPending(payment)) {
+            if (checkPending(payment, cause)) {
                 resolved++;
             }
         }
@@ -109,7 +111,7 @@ public class Reconciliation {
                 .page(0, BATCH).list());
     }
 
-    private boolean checkPending(Payment payment) {
+    private boolean checkPending(Payment payment, Cause cause) {
         Optional<PaymentProvider> provider = providers.named(payment.provider);
         if (provider.isEmpty()) {
             return false;
@@ -117,7 +119,7 @@ public class Reconciliation {
         try {
             ProviderPayment current = provider.get().retrieve(payment.providerPaymentId);
             return QuarkusTransaction.requiringNew().call(() ->
-                    outcomes.apply(payment, current.providerPaymentId(), current.status(), "reconciliation"));
+                    outcomes.apply(payment, current.providerPaymentId(), current.status(), cause));
         } catch (ProviderOutcomeUnknown e) {
             LOG.warnf("reconciliation could not reach %s for payment %s: %s", payment.provider, payment.paymentId,
                     e.getMessage());

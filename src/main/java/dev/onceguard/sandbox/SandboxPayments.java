@@ -32,12 +32,14 @@ public class SandboxPayments {
     private final SandboxWebhooks webhooks;
     private final SandboxConfig config;
     private final ObjectMapper json;
+    private final Ids ids;
 
-    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, ObjectMapper json) {
+    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, ObjectMapper json, Ids ids) {
         this.em = em;
         this.webhooks = webhooks;
         this.config = config;
         this.json = json;
+        this.ids = ids;
     }
 
     @Transactional
@@ -49,7 +51,7 @@ public class SandboxPayments {
                         VALUES (:id, :key, :fingerprint, :status, :amount, :currency, :token, :orderId,
                             CAST(:metadata AS jsonb), :now, :now)
                         ON CONFLICT (idempotency_key) DO NOTHING""")
-                .setParameter("id", Ids.next("sbx"))
+                .setParameter("id", ids.next("sbx"))
                 .setParameter("key", idempotencyKey)
                 .setParameter("fingerprint", fingerprint)
                 .setParameter("status", token.initialStatus.name())

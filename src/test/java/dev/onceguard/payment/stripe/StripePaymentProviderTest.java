@@ -46,7 +46,7 @@ class StripePaymentProviderTest {
     }
 
     private static StripePaymentProvider providerAt(URI baseUrl) {
-        return new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), baseUrl, TIMEOUT);
+        return new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), baseUrl, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT);
     }
 
     private static CreatePayment payment(String key) {
@@ -169,9 +169,9 @@ class StripePaymentProviderTest {
     void stripeIsEnabledOnlyWithBothTheApiKeyAndTheWebhookSecret() {
         URI url = URI.create("https://api.stripe.com");
         assertThat(provider.enabled()).isTrue();
-        assertThat(new StripePaymentProvider(Optional.empty(), Optional.of(SECRET), url, TIMEOUT).enabled()).isFalse();
-        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.empty(), url, TIMEOUT).enabled()).isFalse();
-        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.of(" "), url, TIMEOUT).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.empty(), Optional.of(SECRET), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.empty(), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.of(" "), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT).enabled()).isFalse();
     }
 
     @Test
