@@ -226,8 +226,9 @@ def check_global(postgres, initial_stock, limited_product):
 
 
 def check_job_runs(postgres, replicas):
-    """Every run a live replica counted (its job timer) is a job_runs row of that replica; the outbox relay
-    records only runs that did something, so it is checked as 'no more rows than runs'."""
+    """Every run a live replica counted (its job timer) is a job_runs row of that replica, but for runs that failed
+    because the database was down (they are logged instead); the outbox relay records only runs that did something,
+    so it is checked as 'no more rows than runs'."""
     runs = Counter()
     for job, replica, n in postgres.psql("SELECT job, replica, count(*) FROM job_runs GROUP BY 1, 2"):
         runs[(job, replica)] = int(n)
@@ -236,17 +237,21 @@ def check_job_runs(postgres, replicas):
     for replica in replicas:
         if not replica.alive():
             continue
+        # A run that failed because the database was down cannot write its FAILED row either; it is in the log.
+        with open(replica.logs[-1], errors="replace") as log:
+            unwritable = Counter(re.findall(r"job (\S+) failed: \S*JDBCConnectionException", log.read()))
         metrics = replica.metrics()
-        for job, n in re.findall(r'^onceguard_job_duration_seconds_count\{job="([^"]+)"[^}]*\} ([0-9.eE+]+)$',
-                                 metrics, re.M):
+        for labels, n in re.findall(r"^onceguard_job_duration_seconds_count\{([^}]*)\} (\S+)", metrics, re.M):
+            job = re.search(r'\bjob(?:_name)?="([^"]+)"', labels).group(1)
             n = int(float(n))
             counted += n
             recorded = runs[(job, replica.replica_id)]
             if job == "outbox-relay":
                 if recorded > n:
                     missing.append(f"{replica.replica_id} {job}: {recorded} rows for {n} runs")
-            elif recorded < n - 1 or recorded > n:
-                missing.append(f"{replica.replica_id} {job}: {n} runs, {recorded} recorded")
+            elif recorded < n - 1 - unwritable[job] or recorded > n:
+                missing.append(f"{replica.replica_id} {job}: {n} runs, {recorded} recorded, "
+                               f"{unwritable[job]} failed while the database was down")
     every_job = {job for job, _ in runs}
     for job in ("retention-cleanup", "lease-recovery", "reconciliation", "outbox-relay"):
         if job not in every_job:
