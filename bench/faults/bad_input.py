@@ -125,7 +125,6 @@ class Generator:
             b'{"items":[{"productId":"p-\xed\xa0\x80","quantity":1}],"currency":"RUB"}',
             b'{"items":[{"productId":"p-\xc0\x80","quantity":1}],"currency":"RUB"}',
             b'\xff\xfe{\x00"\x00i\x00',
-            '{"items":[{"productId":"p-184","quantity":1}],"currency":"RUB"}'.encode("utf-16"),
             '{"items":[{"productId":"p-184é","quantity":1}],"currency":"RUB"}'.encode("latin-1"),
             b'{"items":[{"productId":"p-184\\u0000","quantity":1}],"currency":"RUB"}',
             b'{"items":[{"productId":"p-184\\ud800","quantity":1}],"currency":"RUB"}',
@@ -272,7 +271,7 @@ class Generator:
         headers = [self.auth(self.r.randrange(len(self.tokens)))]
         key = "odd-" + str(uuid.uuid4())
         choice = self.r.choice(["request-id", "quoted-key", "charset", "escapes", "duplicate-field", "unknown-token",
-                                "sold-out", "text-plain", "no-content-type"])
+                                "sold-out", "text-plain", "no-content-type", "utf-16"])
         body = self.valid_order()
         path = "/api/orders"
         content_type = "application/json"
@@ -292,6 +291,8 @@ class Generator:
             body = encode(json.dumps({"paymentMethodToken": self.r.choice(["tok_unknown", "tok_", "pm_card_visa"])}))
         elif choice == "sold-out":
             body = b'{"items":[{"productId":"p-404","quantity":1}],"currency":"RUB"}'
+        elif choice == "utf-16":
+            body = body.decode().encode("utf-16")  # with its byte order mark, which JSON parsers may recognise
         elif choice == "text-plain":
             content_type = "text/plain"
         if choice != "no-content-type":
