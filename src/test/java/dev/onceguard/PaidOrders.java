@@ -34,15 +34,17 @@ public class PaidOrders {
     public static final String KEYBOARD = "p-310";
 
     private final Outbox outbox;
+    private final Ids ids;
 
-    public PaidOrders(Outbox outbox) {
+    public PaidOrders(Outbox outbox, Ids ids) {
         this.outbox = outbox;
+        this.ids = ids;
     }
 
     /** A PAID order of {@code productIds} (one unit each) and its ORDER_PAID event; returns the order id. */
     @Transactional
     public String create(String userId, String... productIds) {
-        return insert(Ids.next("ord"), userId, productIds);
+        return insert(ids.next("ord"), userId, productIds);
     }
 
     /** {@code count} paid orders in one transaction, alternating a digital and a physical-only one. */
@@ -50,7 +52,7 @@ public class PaidOrders {
     public List<String> createMany(int count, String userId) {
         List<String> orderIds = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            orderIds.add(insert(Ids.next("ord"), userId, i % 2 == 0 ? EBOOK : KEYBOARD));
+            orderIds.add(insert(ids.next("ord"), userId, i % 2 == 0 ? EBOOK : KEYBOARD));
         }
         return orderIds;
     }
@@ -65,7 +67,7 @@ public class PaidOrders {
     @Transactional
     public void enqueueOrderPaid(String orderId, String userId) {
         outbox.enqueue(PaymentOutcomes.ORDER_PAID, "order", orderId,
-                Map.of("orderId", orderId, "paymentId", Ids.next("pay"), "userId", userId));
+                Map.of("orderId", orderId, "paymentId", ids.next("pay"), "userId", userId));
     }
 
     /**

@@ -53,7 +53,7 @@ public class Jobs {
             lastSuccess.put(job, seconds);
             Gauge.builder("onceguard.job.last.success.timestamp.seconds", seconds, AtomicLong::get)
                     .description("Unix time of the job's last successful run on this replica (0: none yet)")
-                    .tag("job", job).register(registry);
+                    .tag("job_name", job).register(registry);
             timer(job);
         }
     }
@@ -139,7 +139,7 @@ public class Jobs {
 
     private Timer timer(String job) {
         return Timer.builder("onceguard.job.duration").description("Duration of scheduled job runs")
-                .tag("job", job).register(registry);
+                .tag("job_name", job).register(registry);
     }
 
     private static String hostName() {

@@ -1,5 +1,6 @@
 package dev.onceguard.maintenance;
 
+import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Operation;
 import dev.onceguard.payment.PaymentService;
@@ -10,11 +11,9 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,7 +29,7 @@ public class LeaseRecovery {
 
     private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);
 
-    private final EntityManager em;
+    private final IdempotencyRecords records;
     private final IdempotencyService idempotency;
     private final PaymentService payments;
     private final Jobs jobs;
@@ -38,9 +37,9 @@ public class LeaseRecovery {
     private final Counter released;
     private final Counter reconciled;
 
-    public LeaseRecovery(EntityManager em, IdempotencyService idempotency, PaymentService payments, Jobs jobs,
+    public LeaseRecovery(IdempotencyRecords records, IdempotencyService idempotency, PaymentService payments, Jobs jobs,
                          RetentionConfig config, MeterRegistry registry) {
-        this.em = em;
+        this.records = records;
         this.idempotency = idempotency;
         this.payments = payments;
         this.jobs = jobs;
@@ -69,10 +68,11 @@ public class LeaseRecovery {
     public Map<String, Long> run(Cause cause) {
         long releasedNow = 0;
         long reconciledNow = 0;
-        for (Object[] row : expiredLeases()) {
-            long recordId = ((Number) row[0]).longValue();
-            String operation = (String) row[1];
-            if (IdempotencyService.STARTED.equals(row[2])) {
+        for (IdempotencyRecords.ExpiredLease lease : QuarkusTransaction.requiringNew().call(() ->
+                records.expiredLeases(Instant.now(), config.recoveryBatchSize()))) {
+            long recordId = lease.recordId();
+            String operation = lease.operation();
+            if (IdempotencyService.STARTED.equals(lease.recoveryPoint())) {
                 if (QuarkusTransaction.requiringNew().call(() -> idempotency.releaseIfAbandoned(recordId))) {
                     releasedNow++;
                 }
@@ -82,22 +82,11 @@ public class LeaseRecovery {
                 }
             } else {
                 LOG.warnf("record %d of %s is PROCESSING at recovery point %s, which has no recovery", recordId,
-                        operation, row[2]);
+                        operation, lease.recoveryPoint());
             }
         }
         released.increment(releasedNow);
         reconciled.increment(reconciledNow);
         return Map.of("released", releasedNow, "reconciled", reconciledNow);
-    }
-
-    @SuppressWarnings("unchecked")
-    private List<Object[]> expiredLeases() {
-        return QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                        SELECT id, operation, recovery_point FROM idempotency_records
-                         WHERE status = 'PROCESSING' AND lease_expires_at <= :now
-                         ORDER BY lease_expires_at LIMIT :batch""")
-                .setParameter("now", Instant.now())
-                .setParameter("batch", config.recoveryBatchSize())
-                .getResultList());
     }
 }

@@ -32,7 +32,8 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Pays for an order in the three phases of architecture invariant 3:
+ * Pays for an order in three phases, because a call to the provider cannot sit inside a database transaction
+ * (holding locks and a connection for as long as the provider takes) and cannot be rolled back either:
  * <ol>
  *   <li>(a) with the idempotency claim: lock the order, check it may be paid, insert the attempt as CREATED with
  *       its provider key (the partial UNIQUE index allows one unresolved attempt per order); checkpoint
@@ -60,13 +61,15 @@ public class PaymentService {
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final EntityManager em;
+    private final Ids ids;
 
     public PaymentService(IdempotencyService idempotency, PaymentProviders providers, PaymentOutcomes outcomes,
-                          EntityManager em) {
+                          EntityManager em, Ids ids) {
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
         this.em = em;
+        this.ids = ids;
     }
 
     public IdempotentResponse pay(IdempotentRequest<CreatePaymentRequest> request, String orderId) {
@@ -101,7 +104,7 @@ public class PaymentService {
                 "PROVIDER_UNAVAILABLE", "Payment provider unavailable",
                 "No payment provider is enabled; nothing was stored. Retry later with the same Idempotency-Key.")));
 
-        String paymentId = Ids.next("pay");
+        String paymentId = ids.next("pay");
         Instant now = Timestamps.now();
         int inserted = em.createNativeQuery("""
                         INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,

@@ -34,14 +34,16 @@ public class SandboxPayments {
     private final SandboxConfig config;
     private final PaymentsConfig payments;
     private final ObjectMapper json;
+    private final Ids ids;
 
     public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, PaymentsConfig payments,
-                           ObjectMapper json) {
+                           ObjectMapper json, Ids ids) {
         this.em = em;
         this.webhooks = webhooks;
         this.config = config;
         this.payments = payments;
         this.json = json;
+        this.ids = ids;
     }
 
     @Transactional
@@ -53,7 +55,7 @@ public class SandboxPayments {
                         VALUES (:id, :key, :fingerprint, :status, :amount, :currency, :token, :orderId,
                             CAST(:metadata AS jsonb), :now, :now)
                         ON CONFLICT (idempotency_key) DO NOTHING""")
-                .setParameter("id", Ids.next("sbx"))
+                .setParameter("id", ids.next("sbx"))
                 .setParameter("key", idempotencyKey)
                 .setParameter("fingerprint", fingerprint)
                 .setParameter("status", token.initialStatus.name())

@@ -28,10 +28,12 @@ public class SandboxWebhooks {
 
     private final EntityManager em;
     private final ObjectMapper json;
+    private final Ids ids;
 
-    public SandboxWebhooks(EntityManager em, ObjectMapper json) {
+    public SandboxWebhooks(EntityManager em, ObjectMapper json, Ids ids) {
         this.em = em;
         this.json = json;
+        this.ids = ids;
     }
 
     /**
@@ -42,7 +44,7 @@ public class SandboxWebhooks {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public String schedule(SandboxPayment payment, SandboxEventType type, Instant dueAt, int copies) {
-        String eventId = Ids.next("evt");
+        String eventId = ids.next("evt");
         String body = toJson(new EventBody(eventId, type.wireName, Timestamps.format(dueAt), new EventBody.Data(
                 new EventBody.EventObject(payment.id, type.objectStatus, payment.amount.setScale(2).toPlainString(),
                         payment.currency, payment.metadata == null ? Map.of() : payment.metadata))));

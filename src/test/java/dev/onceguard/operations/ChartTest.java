@@ -242,23 +242,24 @@ class ChartTest {
 
         assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
         assertThat(monitor.at("/spec/endpoints/0/port").asText()).isEqualTo(service.at("/spec/ports/0/name").asText());
-        assertThat(monitor.at("/spec/endpoints/0/honorLabels").asBoolean()).isTrue();
+        assertThat(monitor.at("/spec/endpoints/0/honorLabels").asBoolean(false))
+                .as("target labels (job, namespace, instance) stay Prometheus' own").isFalse();
         assertThat(strings(service.at("/metadata/labels")))
                 .containsAllEntriesOf(strings(monitor.at("/spec/selector/matchLabels")));
         assertThat(texts(monitor.at("/spec/namespaceSelector/matchNames"))).containsExactly(HelmChart.NAMESPACE);
     }
 
     @Test
-    void thePrometheusRuleHasEveryAlertEachWithARunbookSectionOfTheReadme() throws IOException {
+    void thePrometheusRuleHasEveryAlertEachWithARunbookSectionOfTheOperationsPage() throws IOException {
         List<JsonNode> rules = rules(HelmChart.render(Map.of("prometheusRule.enabled", true)));
-        Set<String> anchors = readmeAnchors();
+        Set<String> anchors = operationsPageAnchors();
 
         assertThat(rules.stream().map(r -> r.path("alert").asText()).collect(Collectors.toSet())).isEqualTo(ALERTS);
         for (JsonNode rule : rules) {
             String runbook = rule.at("/annotations/runbook_url").asText();
             assertThat(runbook).as(rule.path("alert").asText())
-                    .startsWith("https://github.com/onceguard/onceguard/blob/main/README.md#");
-            assertThat(anchors).as("README section for " + runbook).contains(runbook.substring(runbook.indexOf('#') + 1));
+                    .startsWith("https://github.com/onceguard/onceguard/blob/main/docs/operations.md#");
+            assertThat(anchors).as("docs/operations.md section for " + runbook).contains(runbook.substring(runbook.indexOf('#') + 1));
             assertThat(rule.at("/annotations/summary").asText()).isNotBlank();
             assertThat(rule.at("/labels/severity").asText()).isIn("critical", "warning");
         }
@@ -372,17 +373,17 @@ class ChartTest {
         for (JsonNode rule : rules(rendered)) {
             if (rule.path("alert").asText().equals("OnceguardJobNotSucceeding")) {
                 String expr = rule.path("expr").asText();
-                String job = expr.replaceAll("(?s).*job=\"([a-z-]+)\".*", "$1");
+                String job = expr.replaceAll("(?s).*job_name=\"([a-z-]+)\".*", "$1");
                 thresholds.put(job, expr.replaceAll("(?s).*> ([0-9]+)$", "$1"));
             }
         }
         return thresholds;
     }
 
-    /** The anchors GitHub gives the README's headings. */
-    private static Set<String> readmeAnchors() throws IOException {
+    /** The anchors GitHub gives the headings of the operations page, where the runbooks are. */
+    private static Set<String> operationsPageAnchors() throws IOException {
         Set<String> anchors = new TreeSet<>();
-        for (String line : Files.readAllLines(Path.of("README.md"))) {
+        for (String line : Files.readAllLines(Path.of("docs", "operations.md"))) {
             if (line.startsWith("#")) {
                 anchors.add(line.replaceFirst("^#+\\s*", "").trim().toLowerCase(Locale.ROOT)
                         .replaceAll("[^a-z0-9 _-]", "").replace(' ', '-'));

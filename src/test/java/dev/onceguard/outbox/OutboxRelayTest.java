@@ -37,6 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OutboxRelayTest {
 
     @Inject
+    Ids ids;
+
+    @Inject
     AgroalDataSource db;
     @Inject
     PaidOrders paidOrders;
@@ -96,7 +99,7 @@ class OutboxRelayTest {
 
     @Test
     void aFailingEventIsRetriedWithBackoffAndDeadAfterMaxAttempts() {
-        String orderId = Ids.next("ord");
+        String orderId = ids.next("ord");
         paidOrders.enqueueOrderPaid(orderId, TestTokens.newUser());
 
         for (int attempt = 1; attempt < config.maxAttempts(); attempt++) {
@@ -143,7 +146,7 @@ class OutboxRelayTest {
 
     @Test
     void retryNowRevivesADeadEventOnce() {
-        String orderId = Ids.next("ord");
+        String orderId = ids.next("ord");
         String user = TestTokens.newUser();
         paidOrders.enqueueOrderPaid(orderId, user);
         execute(db, "UPDATE outbox_events SET attempts = ? WHERE aggregate_id = ?", config.maxAttempts() - 1, orderId);
@@ -224,7 +227,7 @@ class OutboxRelayTest {
 
     @Test
     void backlogCountsPendingAndTheAgeOfTheOldest() {
-        String orderId = Ids.next("ord");
+        String orderId = ids.next("ord");
         paidOrders.enqueueOrderPaid(orderId, TestTokens.newUser());
         execute(db, "UPDATE outbox_events SET created_at = now() - interval '2 hours', "
                 + "next_attempt_at = now() + interval '1 hour' WHERE aggregate_id = ?", orderId);

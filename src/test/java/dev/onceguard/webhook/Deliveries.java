@@ -16,6 +16,8 @@ import static io.restassured.RestAssured.given;
 /** Orders and payments inserted as SQL, and testpay webhook deliveries as the provider would send them. */
 final class Deliveries {
 
+    private static final Ids IDS = new Ids();
+
     record Paid(String orderId, String paymentId, String providerPaymentId) {
     }
 
@@ -24,8 +26,8 @@ final class Deliveries {
 
     /** An order awaiting payment with one attempt at {@code provider}, in {@code status}. */
     static Paid orderWithPayment(AgroalDataSource db, String provider, String status) {
-        String orderId = Ids.next("ord");
-        String paymentId = Ids.next("pay");
+        String orderId = IDS.next("ord");
+        String paymentId = IDS.next("pay");
         String providerPaymentId = provider + "_" + UUID.randomUUID();
         Timestamp now = Timestamp.from(Instant.now());
         Database.execute(db, """

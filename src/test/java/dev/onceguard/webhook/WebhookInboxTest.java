@@ -32,7 +32,10 @@ import static dev.onceguard.webhook.Deliveries.orderWithPayment;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The webhook inbox against real PostgreSQL: scenarios 5, 6 and 9 of product.md, races, rejections, failures. */
+/**
+ * The webhook inbox against real PostgreSQL: an event delivered twice moves the payment once, two events reporting
+ * the same fact make the order PAID once, a stale event never moves a payment back; races, rejections, failures.
+ */
 @QuarkusTest
 class WebhookInboxTest {
 
