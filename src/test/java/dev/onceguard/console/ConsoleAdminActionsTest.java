@@ -195,6 +195,26 @@ class ConsoleAdminActionsTest {
     }
 
     @Test
+    void reprocessAppliesAnIgnoredWebhookEventAndTheStateChangeNamesTheAuditEntry() {
+        MachinerySeeds.Payment payment = MachinerySeeds.payment(db, MachinerySeeds.TESTPAY, "PENDING");
+        long id = MachinerySeeds.failedWebhook(db, payment.providerPaymentId());
+        execute(db, "UPDATE webhook_inbox SET status = 'IGNORED', reason = 'unknown payment', last_error = NULL,"
+                + " processed_at = now() WHERE id = ?", id);
+
+        Response done = post(ADMIN, "/console/webhooks/" + id + "/reprocess", form(ADMIN, "/console/webhooks?status=IGNORED"));
+
+        assertThat(done.header("Location")).endsWith("/console/webhooks?notice=webhook-processed&target=" + id);
+        assertThat(text("SELECT status || ' ' || payment_id FROM webhook_inbox WHERE id = " + id))
+                .isEqualTo("PROCESSED " + payment.paymentId());
+        assertThat(lastAudit("webhook-event", id)).isEqualTo("admin reprocess webhook-event " + id + " done");
+        String auditId = text("SELECT id::text FROM console_audit WHERE target_type = 'webhook-event' AND target_id = '"
+                + id + "' ORDER BY id DESC LIMIT 1");
+        assertThat(text("SELECT from_status || '>' || to_status || ' ' || cause || ' ' || cause_ref FROM state_transitions"
+                + " WHERE subject_type = 'payment' AND subject_id = '" + payment.paymentId() + "'"))
+                .isEqualTo("PENDING>SUCCEEDED admin " + auditId);
+    }
+
+    @Test
     void reprocessAppliesAFailedWebhookEventThroughTheInbox() {
         MachinerySeeds.Payment payment = MachinerySeeds.payment(db, MachinerySeeds.TESTPAY, "PENDING");
         long id = MachinerySeeds.failedWebhook(db, payment.providerPaymentId());
