@@ -5,6 +5,7 @@ import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.Operation;
 import dev.onceguard.payment.PaymentService;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,6 +28,18 @@ public class StuckOperations {
     static final int COUNT_LIMIT = 1000;
 
     /** One stuck operation as the page shows it. */
+    static final List<CsvExport.Column<Stuck>> CSV = List.of(
+            new CsvExport.Column<>("record_id", Stuck::id),
+            new CsvExport.Column<>("user_id", Stuck::userId),
+            new CsvExport.Column<>("operation", Stuck::operation),
+            new CsvExport.Column<>("idempotency_key", Stuck::key),
+            new CsvExport.Column<>("recovery_point", Stuck::recoveryPoint),
+            new CsvExport.Column<>("created_at", Stuck::createdAt),
+            new CsvExport.Column<>("lease_expired_at", Stuck::leaseExpiredAt),
+            new CsvExport.Column<>("resource_type", Stuck::resourceType),
+            new CsvExport.Column<>("resource_id", Stuck::resourceId),
+            new CsvExport.Column<>("payment_status", Stuck::paymentStatus));
+
     public record Stuck(long id, String userId, String operation, String key, String recoveryPoint,
                         Instant createdAt, Instant leaseExpiredAt, String resourceType, String resourceId,
                         String paymentStatus) {
@@ -115,7 +128,7 @@ public class StuckOperations {
      * conditional UPDATE ({@link IdempotencyService#takeOver}) and resumes it with the payment's own provider key
      * ({@link PaymentService#resume}), never with a new call.
      */
-    ActionResult sendToReconciliation(long recordId) {
+    ActionResult sendToReconciliation(long recordId, Cause cause) {
         Optional<State> state = state(recordId);
         if (state.isEmpty() || !state.get().stuck()) {
             return alreadyResolved(state);
@@ -132,7 +145,7 @@ public class StuckOperations {
         if (checkpoint.isEmpty()) {
             return alreadyResolved(state(recordId));
         }
-        IdempotentResponse response = payments.resume(recordId, checkpoint.get());
+        IdempotentResponse response = payments.resume(recordId, checkpoint.get(), cause);
         String paymentId = checkpoint.get().resourceId();
         String paymentStatus = reads.one("SELECT status FROM payments WHERE payment_id = ?",
                 row -> row.getString(1), paymentId).orElse("missing");

@@ -1,6 +1,7 @@
 package dev.onceguard.checkout;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -41,6 +42,9 @@ class OrderIdempotencyTest {
     @Inject
     AgroalDataSource db;
 
+    @Inject
+    RequestLog requestLog;
+
     private long ordersOf(String userId) {
         return count(db, "SELECT count(*) FROM orders WHERE user_id = ?", userId);
     }
@@ -61,6 +65,7 @@ class OrderIdempotencyTest {
         assertThat(second.header("Location")).isEqualTo(first.header("Location"))
                 .isEqualTo("/api/orders/" + first.path("orderId"));
         assertThat(ordersOf(user)).isEqualTo(1);
+        requestLog.flush();
         assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(1);
     }
 

@@ -138,7 +138,7 @@ class PaymentFlowTest {
         String key = UUID.randomUUID().toString();
 
         Response unknown = pay(orderId, key, "tok_error_after_commit");
-        reconciliation.reconcile();
+        reconciliation.runNow();
         Response retry = pay(orderId, key, "tok_error_after_commit");
 
         assertThat(unknown.statusCode()).isEqualTo(202);

@@ -43,9 +43,15 @@ final class Deliveries {
         return new Paid(orderId, paymentId, providerPaymentId);
     }
 
+    /** An event about a payment of 1500.00 RUB, the amount {@link #orderWithPayment} pays. */
     static String event(String eventId, String type, String providerPaymentId, String status) {
+        return event(eventId, type, providerPaymentId, status, "1500.00", "RUB");
+    }
+
+    static String event(String eventId, String type, String providerPaymentId, String status, String amount,
+                        String currency) {
         return "{\"id\":\"" + eventId + "\",\"type\":\"" + type + "\",\"payment\":\"" + providerPaymentId
-                + "\",\"status\":\"" + status + "\"}";
+                + "\",\"status\":\"" + status + "\",\"amount\":\"" + amount + "\",\"currency\":\"" + currency + "\"}";
     }
 
     static String newEventId() {

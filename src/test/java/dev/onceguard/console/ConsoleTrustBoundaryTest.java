@@ -1,0 +1,114 @@
+package dev.onceguard.console;
+
+import dev.onceguard.Database;
+import dev.onceguard.Routes;
+import dev.onceguard.TestTokens;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.jwt.build.Jwt;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Set;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each surface trusts its own credentials only: a bearer token, whatever roles it claims, opens no console page and
+ * runs no console action (it is answered like a script whose Basic password is wrong: 401 and the Basic challenge,
+ * while a browser without credentials is sent to the login page); a console login (HTTP Basic or the form's session)
+ * acts as nobody on the API. The routes are read from the resources, so a page added later is covered too.
+ */
+@QuarkusTest
+class ConsoleTrustBoundaryTest {
+
+    private static final String SESSION_COOKIE = "onceguard-console";
+
+    @Inject
+    AgroalDataSource dataSource;
+
+    private static List<Routes.Route> consoleRoutes() {
+        List<Routes.Route> routes = Routes.under("/console").stream()
+                .filter(route -> !route.template().equals("/console/login"))
+                .toList();
+        assertThat(routes).extracting(Routes.Route::method).contains("GET", "POST");
+        return routes;
+    }
+
+    private static String adminBearer() {
+        return "Bearer " + Jwt.issuer(TestTokens.ISSUER).subject(TestTokens.newUser())
+                .groups(Set.of(ConsoleUser.ADMIN, ConsoleUser.SUPPORT)).signWithSecret(TestTokens.SECRET);
+    }
+
+    private static Response send(Routes.Route route, RequestSpecification request, ConsoleClient.Form form) {
+        String path = route.path("x");
+        if (route.method().equals("GET")) {
+            return request.redirects().follow(false).get(path);
+        }
+        return request.redirects().follow(false).cookie(ConsoleClient.CSRF_COOKIE, form.cookie())
+                .contentType("application/x-www-form-urlencoded").formParam(ConsoleClient.CSRF_FIELD, form.token())
+                .request(route.method(), path);
+    }
+
+    @Test
+    void aBearerTokenWithAdminGroupsIsRefusedOnEveryConsoleRouteLikeCredentialsThatAreNotAConsoleLogin() {
+        ConsoleClient.Form form = ConsoleClient.form(ConsoleClient.ADMIN, "/console/jobs");
+        String bearer = adminBearer();
+        long auditBefore = Database.count(dataSource, "SELECT count(*) FROM console_audit");
+
+        for (Routes.Route route : consoleRoutes()) {
+            Response anonymous = send(route, given(), form);
+            Response wrongPassword = send(route, given().auth().preemptive().basic(ConsoleClient.ADMIN, "wrong"), form);
+            Response withToken = send(route, given().header("Authorization", bearer), form);
+
+            assertThat(anonymous.statusCode()).as("anonymous " + route).isEqualTo(302);
+            assertThat(anonymous.header("Location")).as("anonymous " + route).endsWith("/console/login");
+            assertThat(withToken.statusCode()).as("bearer " + route).isEqualTo(401).isEqualTo(wrongPassword.statusCode());
+            assertThat(withToken.header("WWW-Authenticate")).as("bearer " + route)
+                    .isEqualTo(wrongPassword.header("WWW-Authenticate"));
+            assertThat(withToken.header("Location")).as("bearer " + route).isNull();
+            assertThat(withToken.asString()).as("bearer " + route).isEmpty();
+        }
+        assertThat(Database.count(dataSource, "SELECT count(*) FROM console_audit"))
+                .as("no console action ran for a bearer token").isEqualTo(auditBefore);
+    }
+
+    @Test
+    void aRealActionPostedWithABearerTokenDoesNotRun() {
+        ConsoleClient.Form form = ConsoleClient.form(ConsoleClient.ADMIN, "/console/jobs");
+        long auditBefore = Database.count(dataSource, "SELECT count(*) FROM console_audit");
+
+        given().header("Authorization", adminBearer()).redirects().follow(false)
+                .cookie(ConsoleClient.CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
+                .formParam(ConsoleClient.CSRF_FIELD, form.token())
+                .post("/console/jobs/" + JobHistory.JOBS.get(0) + "/run")
+                .then().statusCode(401);
+
+        assertThat(Database.count(dataSource, "SELECT count(*) FROM console_audit")).isEqualTo(auditBefore);
+    }
+
+    @Test
+    void aConsoleLoginActsAsNobodyOnTheApi() {
+        String session = given().redirects().follow(false).contentType("application/x-www-form-urlencoded")
+                .formParam("j_username", ConsoleClient.ADMIN).formParam("j_password", "admin-password")
+                .post("/j_security_check").then().statusCode(302).extract().cookie(SESSION_COOKIE);
+        assertThat(session).as("the form login's session cookie").isNotNull();
+        ConsoleClient.page(ConsoleClient.ADMIN, "/console").then().statusCode(200);
+
+        List<Routes.Route> api = Routes.under("/api");
+        assertThat(api).isNotEmpty();
+        for (Routes.Route route : api) {
+            for (RequestSpecification console : List.of(ConsoleClient.as(ConsoleClient.ADMIN),
+                    given().cookie(SESSION_COOKIE, session))) {
+                console.redirects().follow(false).header("Idempotency-Key", "console-" + route.method())
+                        .contentType("application/json").body(route.method().equals("GET") ? "" : "{}")
+                        .request(route.method(), route.path("ord_x"))
+                        .then().statusCode(401).header("WWW-Authenticate", "Bearer");
+            }
+        }
+    }
+}
