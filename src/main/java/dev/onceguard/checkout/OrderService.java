@@ -25,9 +25,11 @@ public class OrderService {
     public static final String RESOURCE_TYPE = "order";
 
     private final IdempotencyService idempotency;
+    private final Ids ids;
 
-    public OrderService(IdempotencyService idempotency) {
+    public OrderService(IdempotencyService idempotency, Ids ids) {
         this.idempotency = idempotency;
+        this.ids = ids;
     }
 
     public StoredResponse create(String userId, String requestId, CreateOrderRequest request) {
@@ -39,7 +41,7 @@ public class OrderService {
 
         Instant now = Timestamps.now();
         Order order = new Order();
-        order.orderId = Ids.next("ord");
+        order.orderId = ids.next("ord");
         order.userId = userId;
         order.status = Order.Status.AWAITING_PAYMENT;
         order.currency = request.currency();

@@ -30,8 +30,12 @@ public enum AdminNotice {
     WEBHOOK_PROCESSED("ok", "Webhook event %s was reprocessed and applied."),
     WEBHOOK_IGNORED("ok", "Webhook event %s was reprocessed and ignored by the state machine (stale, repeated or "
             + "not about a known payment); see its reason."),
+    WEBHOOK_REJECTED("info", "Webhook event %s was reprocessed and rejected: its amount or currency is not its "
+            + "payment's, so it moved nothing; see its reason."),
+    WEBHOOK_PENDING_MATCH("info", "Webhook event %s was reprocessed and still matches no payment; it stays "
+            + "PENDING_MATCH and is applied as soon as its payment learns its provider payment id."),
     WEBHOOK_FAILED_AGAIN("error", "Webhook event %s failed again and stays FAILED; see its last error."),
-    WEBHOOK_ALREADY_RESOLVED("info", "Webhook event %s is no longer FAILED: a new delivery or another operator "
+    WEBHOOK_ALREADY_RESOLVED("info", "Webhook event %s cannot be reprocessed any more: a new delivery or another operator "
             + "processed it. Nothing was changed."),
     OUTBOX_REQUEUED("ok", "Outbox event %s is PENDING again and due now, with its attempts reset; the relay "
             + "delivers it on its next run."),

@@ -10,6 +10,7 @@ import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 
 import java.sql.SQLException;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -36,26 +37,39 @@ public class ConsoleAudit {
      */
     ActionResult perform(String action, String targetType, String targetId, AdminNotice failed,
                          Supplier<ActionResult> body) {
+        return performIdentified(action, targetType, targetId, failed, auditId -> body.get());
+    }
+
+    /**
+     * {@link #perform} for an action whose changes name it: {@code body} gets the id its audit entry will have, so a
+     * payment's timeline can link the entry that moved it.
+     */
+    ActionResult performIdentified(String action, String targetType, String targetId, AdminNotice failed,
+                                   LongFunction<ActionResult> body) {
+        long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
+                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
         ActionResult result;
         try {
-            result = body.get();
+            result = body.apply(auditId);
         } catch (RuntimeException e) {
             LOG.errorf(e, "console action %s on %s %s failed", action, targetType, targetId);
             result = new ActionResult(AuditOutcome.FAILED, failed, describe(e));
         }
-        write(action, targetType, targetId, result.outcome(), result.detail());
+        write(auditId, action, targetType, targetId, result.outcome(), result.detail());
         LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(),
                 result.outcome().label());
         return result;
     }
 
-    private void write(String action, String targetType, String targetId, AuditOutcome outcome, String detail) {
+    private void write(long auditId, String action, String targetType, String targetId, AuditOutcome outcome,
+                       String detail) {
         String shortDetail = detail == null || detail.length() <= MAX_DETAIL_LENGTH ? detail
                 : detail.substring(0, MAX_DETAIL_LENGTH);
         QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("""
-                        INSERT INTO console_audit (at, actor, action, target_type, target_id, outcome, detail)
-                        VALUES (:at, :actor, :action, :targetType, :targetId, :outcome, :detail)""")
+                        INSERT INTO console_audit (id, at, actor, action, target_type, target_id, outcome, detail)
+                        VALUES (:id, :at, :actor, :action, :targetType, :targetId, :outcome, :detail)""")
                 .unwrap(NativeQuery.class)
+                .setParameter("id", auditId)
                 .setParameter("at", Timestamps.now())
                 .setParameter("actor", actor())
                 .setParameter("action", action)

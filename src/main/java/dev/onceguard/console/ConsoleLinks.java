@@ -33,6 +33,14 @@ public final class ConsoleLinks {
         return "/console/users/" + pathSegment(userId);
     }
 
+    public static String webhookEvent(long inboxId) {
+        return "/console/webhooks/" + inboxId;
+    }
+
+    public static String search(String query) {
+        return "/console/search?q=" + queryValue(query);
+    }
+
     public static String operationsOfOrder(String orderId) {
         return OperationFilter.PATH + "?order=" + queryValue(orderId);
     }

@@ -1,6 +1,7 @@
 package dev.onceguard.console;
 
 import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.webhook.DeliveryOutcome;
 import dev.onceguard.webhook.WebhookInbox;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,14 +24,28 @@ public class InboxEvents {
 
     static final int PAGE_SIZE = 50;
     static final int COUNT_LIMIT = 1000;
-    static final Set<String> STATUSES = Set.of("PROCESSED", "IGNORED", "FAILED");
+    static final Set<String> REPROCESSABLE = Set.of("FAILED", "IGNORED", "PENDING_MATCH");
+    static final Set<String> STATUSES = Set.of("PROCESSED", "IGNORED", "FAILED", "REJECTED", "PENDING_MATCH");
     private static final String PROVIDER_FORMAT = "[A-Za-z0-9_.-]{1,64}";
 
-    public record Event(long id, String provider, String eventId, String eventType, String status, int deliveryCount,
-                        Instant receivedAt, Instant lastDeliveredAt, String reason, String lastError) {
+    static final List<CsvExport.Column<Event>> CSV = List.of(
+            new CsvExport.Column<>("inbox_id", Event::id),
+            new CsvExport.Column<>("provider", Event::provider),
+            new CsvExport.Column<>("event_id", Event::eventId),
+            new CsvExport.Column<>("event_type", Event::eventType),
+            new CsvExport.Column<>("status", Event::status),
+            new CsvExport.Column<>("delivery_count", Event::deliveryCount),
+            new CsvExport.Column<>("received_at", Event::receivedAt),
+            new CsvExport.Column<>("last_delivered_at", Event::lastDeliveredAt),
+            new CsvExport.Column<>("reason", Event::reason),
+            new CsvExport.Column<>("last_error", Event::lastError));
 
-        public boolean failed() {
-            return status.equals("FAILED");
+    public record Event(long id, String provider, String eventId, String eventType, String status, int deliveryCount,
+                        Instant receivedAt, Instant lastDeliveredAt, String reason, String lastError, String paymentId) {
+
+        /** FAILED, IGNORED and PENDING_MATCH events can be applied again by an admin. */
+        public boolean reprocessable() {
+            return REPROCESSABLE.contains(status);
         }
 
         public String statusClass() {
@@ -39,15 +54,16 @@ public class InboxEvents {
     }
 
     /** Deliveries of the last 24 hours per provider, from the hourly counts every replica keeps. */
-    public record ProviderDay(String provider, long processed, long duplicate, long ignored, long rejectedSignature,
-                              long failed) {
+    public record ProviderDay(String provider, long processed, long duplicate, long ignored, long rejected,
+                              long pendingMatch, long rejectedSignature, long failed) {
     }
 
     /** Events delivered more than once whose latest delivery is in the last 24 hours. */
     public record Duplicates(String provider, String eventType, long events, long extraDeliveries) {
     }
 
-    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, long failed, boolean failedCapped) {
+    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, long failed, boolean failedCapped,
+                          long rejected, boolean rejectedCapped, long pendingMatch, boolean pendingMatchCapped) {
     }
 
     public record Filter(String status, String provider) {
@@ -56,7 +72,7 @@ public class InboxEvents {
             String wantedStatus = status == null || status.isEmpty() ? null : status;
             String wantedProvider = provider == null || provider.isEmpty() ? null : provider;
             if (wantedStatus != null && !STATUSES.contains(wantedStatus)) {
-                throw ConsoleRequestRejected.badRequest("Status must be PROCESSED, IGNORED or FAILED.");
+                throw ConsoleRequestRejected.badRequest("Status must be PROCESSED, IGNORED, FAILED, REJECTED or PENDING_MATCH.");
             }
             if (wantedProvider != null && !wantedProvider.matches(PROVIDER_FORMAT)) {
                 throw ConsoleRequestRejected.badRequest("A provider name is letters, digits, '.', '_' or '-'.");
@@ -85,7 +101,7 @@ public class InboxEvents {
     KeysetPage<Event> list(Filter filter, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, provider, event_id, event_type, status, delivery_count, received_at, last_delivered_at,
-                       reason, last_error
+                       reason, last_error, payment_id
                   FROM webhook_inbox WHERE true""");
         List<Object> parameters = new ArrayList<>();
         if (filter.status() != null) {
@@ -106,7 +122,8 @@ public class InboxEvents {
         List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("provider"),
                 row.getString("event_id"), row.getString("event_type"), row.getString("status"),
                 row.getInt("delivery_count"), instant(row, "received_at"),
-                instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error")),
+                instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error"),
+                row.getString("payment_id")),
                 parameters.toArray());
         return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.receivedAt(), row.id()));
     }
@@ -134,6 +151,8 @@ public class InboxEvents {
             return new ProviderDay(entry.getKey(), counts.getOrDefault(DeliveryOutcome.PROCESSED.label(), 0L),
                     counts.getOrDefault(DeliveryOutcome.DUPLICATE.label(), 0L),
                     counts.getOrDefault(DeliveryOutcome.IGNORED.label(), 0L),
+                    counts.getOrDefault(DeliveryOutcome.REJECTED.label(), 0L),
+                    counts.getOrDefault(DeliveryOutcome.PENDING_MATCH.label(), 0L),
                     counts.getOrDefault(DeliveryOutcome.REJECTED_SIGNATURE.label(), 0L),
                     counts.getOrDefault(DeliveryOutcome.FAILED.label(), 0L));
         }).toList();
@@ -146,10 +165,18 @@ public class InboxEvents {
                          LIMIT 50""",
                 row -> new Duplicates(row.getString("provider"), row.getString("event_type"), row.getLong("events"),
                         row.getLong("extra")));
-        long failed = reads.number("""
-                SELECT count(*) FROM (SELECT 1 FROM webhook_inbox WHERE status = 'FAILED' LIMIT ?) capped""",
-                COUNT_LIMIT + 1);
-        return new Summary(providers, duplicates, Math.min(failed, COUNT_LIMIT), failed > COUNT_LIMIT);
+        long failed = countWithStatus("FAILED");
+        long rejected = countWithStatus("REJECTED");
+        long pendingMatch = countWithStatus("PENDING_MATCH");
+        return new Summary(providers, duplicates, Math.min(failed, COUNT_LIMIT), failed > COUNT_LIMIT,
+                Math.min(rejected, COUNT_LIMIT), rejected > COUNT_LIMIT,
+                Math.min(pendingMatch, COUNT_LIMIT), pendingMatch > COUNT_LIMIT);
+    }
+
+    private long countWithStatus(String status) {
+        return reads.number("""
+                SELECT count(*) FROM (SELECT 1 FROM webhook_inbox WHERE status = ? LIMIT ?) capped""",
+                status, COUNT_LIMIT + 1);
     }
 
     /** The provider adapters of this build, for the filter; events of another provider are still listed. */
@@ -167,8 +194,8 @@ public class InboxEvents {
      * Applies a FAILED event again through the inbox's own path ({@link WebhookInbox#reprocess}): the same state
      * machine and the same conditional claim, so two operators, or an operator and a new delivery, apply it once.
      */
-    ActionResult reprocess(long id) {
-        Optional<DeliveryOutcome> outcome = inbox.reprocess(id);
+    ActionResult reprocess(long id, Cause cause) {
+        Optional<DeliveryOutcome> outcome = inbox.reprocess(id, cause);
         Current current = reads.one(
                         "SELECT status, coalesce(reason, last_error, '') FROM webhook_inbox WHERE id = ?",
                         row -> new Current(row.getString(1), row.getString(2)), id)
@@ -177,11 +204,14 @@ public class InboxEvents {
         String explanation = current.explanation();
         if (outcome.isEmpty()) {
             return new ActionResult(AuditOutcome.ALREADY_RESOLVED, AdminNotice.WEBHOOK_ALREADY_RESOLVED,
-                    "event is " + status + ", not FAILED");
+                    "event is " + status + ", not FAILED, IGNORED or PENDING_MATCH");
         }
         return switch (outcome.get()) {
             case PROCESSED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_PROCESSED, "processed");
             case IGNORED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_IGNORED, "ignored: " + explanation);
+            case REJECTED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_REJECTED, "rejected: " + explanation);
+            case PENDING_MATCH -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_PENDING_MATCH,
+                    "still no matching payment: " + explanation);
             default -> new ActionResult(AuditOutcome.FAILED, AdminNotice.WEBHOOK_FAILED_AGAIN,
                     "failed again: " + explanation);
         };

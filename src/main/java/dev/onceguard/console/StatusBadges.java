@@ -33,7 +33,8 @@ final class StatusBadges {
         return switch (status) {
             case "PROCESSED" -> "st-ok";
             case "IGNORED" -> "st-neutral";
-            case "FAILED" -> "st-bad";
+            case "FAILED", "REJECTED" -> "st-bad";
+            case "PENDING_MATCH" -> "st-warn";
             default -> "st-info";
         };
     }

@@ -22,9 +22,11 @@ public class ConfirmationNotificationHandler implements OutboxHandler {
     private static final Logger LOG = Logger.getLogger(ConfirmationNotificationHandler.class);
 
     private final EntityManager em;
+    private final Ids ids;
 
-    public ConfirmationNotificationHandler(EntityManager em) {
+    public ConfirmationNotificationHandler(EntityManager em, Ids ids) {
         this.em = em;
+        this.ids = ids;
     }
 
     static String dedupeKey(String orderId) {
@@ -44,7 +46,7 @@ public class ConfirmationNotificationHandler implements OutboxHandler {
     @Override
     public Result handle(OutboxEvent event) {
         PaidOrder order = PaidOrder.load(em, event.aggregateId());
-        String notificationId = Ids.next("ntf");
+        String notificationId = ids.next("ntf");
         int inserted = em.createNativeQuery("""
                         INSERT INTO notifications (notification_id, dedupe_key, kind, order_id, user_id, created_at)
                         VALUES (:notificationId, :dedupeKey, :kind, :orderId, :userId, :now)

@@ -18,9 +18,11 @@ public class LicenseHandler implements OutboxHandler {
     private static final Logger LOG = Logger.getLogger(LicenseHandler.class);
 
     private final EntityManager em;
+    private final Ids ids;
 
-    public LicenseHandler(EntityManager em) {
+    public LicenseHandler(EntityManager em, Ids ids) {
         this.em = em;
+        this.ids = ids;
     }
 
     @Override
@@ -39,7 +41,7 @@ public class LicenseHandler implements OutboxHandler {
         if (!order.hasDigitalItems()) {
             return Result.NOT_NEEDED;
         }
-        String licenseId = Ids.next("lic");
+        String licenseId = ids.next("lic");
         int inserted = em.createNativeQuery("""
                         INSERT INTO licenses (license_id, order_id, user_id, created_at)
                         VALUES (:licenseId, :orderId, :userId, :now)

@@ -4,6 +4,7 @@ import dev.onceguard.checkout.Order;
 import dev.onceguard.checkout.OrderStates;
 import dev.onceguard.outbox.EventDelivered;
 import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -30,7 +31,8 @@ public class OrderFulfilment {
             return;
         }
         String orderId = delivered.event().aggregateId();
-        OrderStates.MACHINE.move(em, orderId, Order.Status.FULFILLED, "fulfilment", Timestamps.now())
+        OrderStates.MACHINE.move(em, orderId, Order.Status.FULFILLED, Cause.fulfilment(delivered.event().id()),
+                        Timestamps.now())
                 .ifPresent(from -> LOG.infof("order %s -> FULFILLED (outbox event %d)", orderId, delivered.event().id()));
     }
 }

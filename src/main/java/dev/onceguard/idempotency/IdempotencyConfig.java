@@ -21,8 +21,25 @@ public interface IdempotencyConfig {
     /** Per-operation overrides, keyed by operation name ({@code create-order}, {@code create-payment}). */
     Map<String, OperationConfig> operations();
 
+    RequestLogConfig requestLog();
+
+    /** Finished records kept in memory per replica, so that a replay costs no database read. */
+    @WithDefault("10000")
+    int finishedCacheSize();
+
     interface OperationConfig {
         Optional<Duration> retention();
+    }
+
+    interface RequestLogConfig {
+
+        /** How often the batch is written ({@code off} in tests, which flush themselves). */
+        @WithDefault("1s")
+        String flushEvery();
+
+        /** The request log rows kept per record at each end: the first N and the last N. */
+        @WithDefault("50")
+        int keptPerEnd();
     }
 
     default Duration retentionOf(String operation) {

@@ -1,7 +1,9 @@
 package dev.onceguard.idempotency;
 
 /**
- * An operation that calls out and therefore cannot run in one transaction (architecture invariant 3).
+ * An operation that calls an outside party and therefore cannot run in one transaction: its first writes commit
+ * with the idempotency claim, the call runs outside any transaction, and its outcome commits in a transaction of its
+ * own. Each commit leaves a checkpoint from which a retry or a recovery job resumes without calling out afresh.
  *
  * @param <T> the request body
  */

@@ -4,8 +4,6 @@ import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
-import jakarta.persistence.GeneratedValue;
-import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import org.hibernate.annotations.JdbcTypeCode;
@@ -21,8 +19,8 @@ public class JobRun extends PanacheEntityBase {
 
     public enum Outcome { SUCCEEDED, FAILED }
 
+    /** Taken from the table's sequence when the run starts (see {@link Jobs}), so that its changes can name it. */
     @Id
-    @GeneratedValue(strategy = GenerationType.IDENTITY)
     public Long id;
     public String job;
     public String replica;

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -18,6 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -39,8 +41,11 @@ public class Jobs {
     private final String replica;
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
+    private final EntityManager em;
 
-    public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry) {
+    public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry,
+                EntityManager em) {
+        this.em = em;
         this.replica = replicaId.orElseGet(Jobs::hostName);
         this.registry = registry;
         for (String job : ALL) {
@@ -48,7 +53,7 @@ public class Jobs {
             lastSuccess.put(job, seconds);
             Gauge.builder("onceguard.job.last.success.timestamp.seconds", seconds, AtomicLong::get)
                     .description("Unix time of the job's last successful run on this replica (0: none yet)")
-                    .tag("job", job).register(registry);
+                    .tag("job_name", job).register(registry);
             timer(job);
         }
     }
@@ -68,23 +73,36 @@ public class Jobs {
      * @param recordEmptyRuns false for a job (the outbox relay) whose idle runs are only counted in metrics
      */
     public Map<String, Long> run(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
-        return execute(job, recordEmptyRuns, body).counts();
+        return execute(job, recordEmptyRuns, null, runId -> body.get()).counts();
     }
 
     /** Runs {@code body} on an operator's request, as the scheduler would, and records the run even when it was idle. */
     public Finished runNow(String job, Supplier<Map<String, Long>> body) {
-        return execute(job, true, body);
+        return execute(job, true, null, runId -> body.get());
     }
 
-    private Finished execute(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
+    /**
+     * Like {@link #run}, always recorded, for a job whose changes name their run: {@code body} gets the id its
+     * {@code job_runs} row will have.
+     */
+    public Map<String, Long> runIdentified(String job, LongFunction<Map<String, Long>> body) {
+        return execute(job, true, nextRunId(), body).counts();
+    }
+
+    /** {@link #runNow} for a job whose changes name their run. */
+    public Finished runNowIdentified(String job, LongFunction<Map<String, Long>> body) {
+        return execute(job, true, nextRunId(), body);
+    }
+
+    private Finished execute(String job, boolean recordEmptyRuns, Long runId, LongFunction<Map<String, Long>> body) {
         Instant started = Instant.now();
         try {
-            Map<String, Long> counts = body.get();
+            Map<String, Long> counts = body.apply(runId == null ? 0 : runId);
             Instant finished = Instant.now();
             timer(job).record(Duration.between(started, finished));
             lastSuccess.get(job).set(finished.getEpochSecond());
             if (recordEmptyRuns || counts.values().stream().anyMatch(n -> n > 0)) {
-                save(job, started, finished, JobRun.Outcome.SUCCEEDED, counts, null);
+                save(runId, job, started, finished, JobRun.Outcome.SUCCEEDED, counts, null);
             }
             return new Finished(JobRun.Outcome.SUCCEEDED, counts, null);
         } catch (RuntimeException e) {
@@ -92,15 +110,22 @@ public class Jobs {
             timer(job).record(Duration.between(started, finished));
             LOG.errorf(e, "job %s failed", job);
             String error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            save(job, started, finished, JobRun.Outcome.FAILED, Map.of(), error);
+            save(runId, job, started, finished, JobRun.Outcome.FAILED, Map.of(), error);
             return new Finished(JobRun.Outcome.FAILED, Map.of(), error);
         }
     }
 
-    private void save(String job, Instant started, Instant finished, JobRun.Outcome outcome, Map<String, Long> counts,
-                      String error) {
+    private long nextRunId() {
+        return QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
+                "SELECT nextval(pg_get_serial_sequence('job_runs', 'id'))").getSingleResult()).longValue());
+    }
+
+    private void save(Long runId, String job, Instant started, Instant finished, JobRun.Outcome outcome,
+                      Map<String, Long> counts, String error) {
+        long id = runId == null ? nextRunId() : runId;
         QuarkusTransaction.requiringNew().run(() -> {
             JobRun run = new JobRun();
+            run.id = id;
             run.job = job;
             run.replica = replica;
             run.startedAt = started;
@@ -114,7 +139,7 @@ public class Jobs {
 
     private Timer timer(String job) {
         return Timer.builder("onceguard.job.duration").description("Duration of scheduled job runs")
-                .tag("job", job).register(registry);
+                .tag("job_name", job).register(registry);
     }
 
     private static String hostName() {

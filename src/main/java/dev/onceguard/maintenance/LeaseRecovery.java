@@ -1,47 +1,41 @@
 package dev.onceguard.maintenance;
 
+import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.Operation;
-import dev.onceguard.payment.PaymentService;
+import dev.onceguard.idempotency.Resumption;
+import dev.onceguard.platform.Cause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import org.jboss.logging.Logger;
 
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 
 /**
- * Finishes operations whose process died: a PROCESSING record whose lease has expired is taken over with a
- * conditional statement (so two replicas never both take it) and resumed from its recovery point. An operation
- * that never reached an external call is released: its record is deleted (its own writes were rolled back with
- * the crash, or never made) and the key may be used again. One that may have called a provider is handed to
- * reconciliation, which repeats the call with the same provider key; it is never re-executed blindly.
+ * Finishes operations whose process died: every PROCESSING record whose lease has expired is handed to the engine's
+ * one resume entry point ({@link IdempotencyService#resume}), which releases one that never reached an external
+ * call (its own writes were rolled back with the crash, or never made; the key may be used again) and has any other
+ * taken over (of two replicas, one wins) and resumed by its operation from its recovery point: a payment repeats its
+ * provider call with the same provider key, never a blind new one.
  */
 @ApplicationScoped
 @Startup
 public class LeaseRecovery {
 
-    private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);
-
-    private final EntityManager em;
+    private final IdempotencyRecords records;
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
     private final Jobs jobs;
     private final RetentionConfig config;
     private final Counter released;
     private final Counter reconciled;
 
-    public LeaseRecovery(EntityManager em, IdempotencyService idempotency, PaymentService payments, Jobs jobs,
+    public LeaseRecovery(IdempotencyRecords records, IdempotencyService idempotency, Jobs jobs,
                          RetentionConfig config, MeterRegistry registry) {
-        this.em = em;
+        this.records = records;
         this.idempotency = idempotency;
-        this.payments = payments;
         this.jobs = jobs;
         this.config = config;
         this.released = counter(registry, "released");
@@ -56,46 +50,29 @@ public class LeaseRecovery {
     @Scheduled(identity = Jobs.LEASE_RECOVERY, every = "${onceguard.jobs.lease-recovery.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.run(Jobs.LEASE_RECOVERY, true, this::run);
+        jobs.runIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNow(Jobs.LEASE_RECOVERY, this::run);
+        return jobs.runNowIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
     }
 
-    public Map<String, Long> run() {
+    /** @param cause the run, named on every state change it makes */
+    public Map<String, Long> run(Cause cause) {
         long releasedNow = 0;
         long reconciledNow = 0;
-        for (Object[] row : expiredLeases()) {
-            long recordId = ((Number) row[0]).longValue();
-            String operation = (String) row[1];
-            if (IdempotencyService.STARTED.equals(row[2])) {
-                if (QuarkusTransaction.requiringNew().call(() -> idempotency.releaseIfAbandoned(recordId))) {
-                    releasedNow++;
-                }
-            } else if (Operation.CREATE_PAYMENT.wireName().equals(operation)) {
-                if (idempotency.takeOver(recordId).map(checkpoint -> payments.resume(recordId, checkpoint)).isPresent()) {
-                    reconciledNow++;
-                }
-            } else {
-                LOG.warnf("record %d of %s is PROCESSING at recovery point %s, which has no recovery", recordId,
-                        operation, row[2]);
+        for (IdempotencyRecords.ExpiredLease lease : QuarkusTransaction.requiringNew().call(() ->
+                records.expiredLeases(Instant.now(), config.recoveryBatchSize()))) {
+            Resumption resumption = idempotency.resume(lease.recordId(), cause);
+            if (resumption instanceof Resumption.Released) {
+                releasedNow++;
+            } else if (resumption instanceof Resumption.Resumed) {
+                reconciledNow++;
             }
         }
         released.increment(releasedNow);
         reconciled.increment(reconciledNow);
         return Map.of("released", releasedNow, "reconciled", reconciledNow);
-    }
-
-    @SuppressWarnings("unchecked")
-    private List<Object[]> expiredLeases() {
-        return QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                        SELECT id, operation, recovery_point FROM idempotency_records
-                         WHERE status = 'PROCESSING' AND lease_expires_at <= :now
-                         ORDER BY lease_expires_at LIMIT :batch""")
-                .setParameter("now", Instant.now())
-                .setParameter("batch", config.recoveryBatchSize())
-                .getResultList());
     }
 }

@@ -41,7 +41,8 @@ public class OrderPaymentsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response pay(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
         var request = idempotency.request(Operation.CREATE_PAYMENT, caller.userId(), http.getHeader(IdempotencyKey.HEADER),
-                http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class);
+                http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
+                CreatePaymentRequest::forStorage);
         return payments.pay(request, orderId).toResponse();
     }
 }

@@ -17,7 +17,7 @@ import java.util.Optional;
 @Table(name = "payments")
 public class Payment extends PanacheEntityBase {
 
-    public enum Status { CREATED, PENDING, SUCCEEDED, FAILED, CANCELED, UNKNOWN }
+    public enum Status { CREATED, PENDING, REQUIRES_ACTION, SUCCEEDED, FAILED, CANCELED, UNKNOWN }
 
     @Id
     public String paymentId;
@@ -42,6 +42,10 @@ public class Payment extends PanacheEntityBase {
 
     public static Optional<Payment> findByProviderPayment(String provider, String providerPaymentId) {
         return find("provider = ?1 and providerPaymentId = ?2", provider, providerPaymentId).firstResultOptional();
+    }
+
+    public static Optional<Payment> findByProviderKey(String provider, String providerIdempotencyKey) {
+        return find("provider = ?1 and providerIdempotencyKey = ?2", provider, providerIdempotencyKey).firstResultOptional();
     }
 
     public static List<Payment> ofOrder(String orderId) {

@@ -4,8 +4,10 @@ import dev.onceguard.checkout.Order;
 import dev.onceguard.checkout.OrderStates;
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.payment.provider.ProviderStatus;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
@@ -26,22 +28,33 @@ public class PaymentOutcomes {
 
     private final EntityManager em;
     private final Outbox outbox;
+    private final Event<ProviderPaymentIdLearned> learned;
 
-    public PaymentOutcomes(EntityManager em, Outbox outbox) {
+    public PaymentOutcomes(EntityManager em, Outbox outbox, Event<ProviderPaymentIdLearned> learned) {
         this.em = em;
         this.outbox = outbox;
+        this.learned = learned;
     }
 
-    /** @return whether the payment changed state */
+    /**
+     * Stores the provider payment id when the payment did not know it yet (and then announces
+     * {@link ProviderPaymentIdLearned}, in this transaction, so that events parked for it are applied), and moves
+     * the payment to what the provider says.
+     *
+     * @return whether the payment changed state
+     */
     @Transactional(Transactional.TxType.MANDATORY)
-    public boolean apply(Payment payment, String providerPaymentId, ProviderStatus status, String cause) {
+    public boolean apply(Payment payment, String providerPaymentId, ProviderStatus status, Cause cause) {
         Instant now = Timestamps.now();
-        if (providerPaymentId != null && payment.providerPaymentId == null) {
-            Payment.update("providerPaymentId = ?1 where paymentId = ?2 and providerPaymentId is null",
-                    providerPaymentId, payment.paymentId);
+        if (providerPaymentId != null && payment.providerPaymentId == null
+                && Payment.update("providerPaymentId = ?1 where paymentId = ?2 and providerPaymentId is null",
+                providerPaymentId, payment.paymentId) == 1) {
+            payment.providerPaymentId = providerPaymentId;
+            learned.fire(new ProviderPaymentIdLearned(payment.paymentId, payment.provider, providerPaymentId));
         }
         Payment.Status target = switch (status) {
             case PENDING -> Payment.Status.PENDING;
+            case REQUIRES_ACTION -> Payment.Status.REQUIRES_ACTION;
             case SUCCEEDED -> Payment.Status.SUCCEEDED;
             case FAILED -> Payment.Status.FAILED;
             case CANCELED -> Payment.Status.CANCELED;
@@ -58,11 +71,11 @@ public class PaymentOutcomes {
 
     /** The provider's answer did not arrive: the attempt is UNKNOWN until the provider says otherwise. */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void markUnknown(Payment payment, String cause) {
+    public void markUnknown(Payment payment, Cause cause) {
         PaymentStates.MACHINE.move(em, payment.paymentId, Payment.Status.UNKNOWN, cause, Timestamps.now());
     }
 
-    private void markOrderPaid(Payment payment, String cause, Instant now) {
+    private void markOrderPaid(Payment payment, Cause cause, Instant now) {
         if (OrderStates.MACHINE.move(em, payment.orderId, Order.Status.PAID, cause, now).isPresent()) {
             outbox.enqueue(ORDER_PAID, "order", payment.orderId, Map.of(
                     "orderId", payment.orderId, "paymentId", payment.paymentId, "userId", payment.userId));

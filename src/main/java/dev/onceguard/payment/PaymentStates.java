@@ -9,18 +9,21 @@ import static dev.onceguard.payment.Payment.Status.CANCELED;
 import static dev.onceguard.payment.Payment.Status.CREATED;
 import static dev.onceguard.payment.Payment.Status.FAILED;
 import static dev.onceguard.payment.Payment.Status.PENDING;
+import static dev.onceguard.payment.Payment.Status.REQUIRES_ACTION;
 import static dev.onceguard.payment.Payment.Status.SUCCEEDED;
 import static dev.onceguard.payment.Payment.Status.UNKNOWN;
 
 /**
- * {@code CREATED → PENDING → SUCCEEDED | FAILED | CANCELED}; {@code UNKNOWN} is reachable from CREATED and PENDING
- * and is left only for a final state. Final states never change.
+ * {@code CREATED → PENDING → SUCCEEDED | FAILED | CANCELED}; {@code REQUIRES_ACTION} (a 3-D Secure challenge the
+ * customer has to pass) between CREATED and PENDING or a final state; {@code UNKNOWN} is reachable from CREATED,
+ * PENDING and REQUIRES_ACTION and is left only for a final state. Final states never change.
  */
 public final class PaymentStates {
 
     public static final StateMachine<Payment.Status> MACHINE = new StateMachine<>("payment", "payments", "payment_id",
             Payment.Status.class, Map.of(
-                    CREATED, Set.of(PENDING, SUCCEEDED, FAILED, CANCELED, UNKNOWN),
+                    CREATED, Set.of(PENDING, REQUIRES_ACTION, SUCCEEDED, FAILED, CANCELED, UNKNOWN),
+                    REQUIRES_ACTION, Set.of(PENDING, SUCCEEDED, FAILED, CANCELED, UNKNOWN),
                     PENDING, Set.of(SUCCEEDED, FAILED, CANCELED, UNKNOWN),
                     UNKNOWN, Set.of(SUCCEEDED, FAILED, CANCELED),
                     SUCCEEDED, Set.of(),

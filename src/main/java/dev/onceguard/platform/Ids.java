@@ -1,25 +1,29 @@
 package dev.onceguard.platform;
 
+import jakarta.enterprise.context.ApplicationScoped;
+
 import java.security.SecureRandom;
 import java.time.Clock;
 
 /**
  * Opaque, type-prefixed, time-ordered ids ({@code ord_01JD…}): 48 bits of milliseconds then 80 random bits,
  * in Crockford base32, so that ordering by id is ordering by creation time.
+ * <p>
+ * A bean rather than static state: its random source is created when the service starts, never at build time, so a
+ * native executable does not ship one seed to every process (see ArchitectureTest).
  */
-public final class Ids {
+@ApplicationScoped
+public class Ids {
 
     private static final char[] ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Clock CLOCK = Clock.systemUTC();
 
-    private Ids() {
-    }
+    private final SecureRandom random = new SecureRandom();
+    private final Clock clock = Clock.systemUTC();
 
-    public static String next(String prefix) {
-        long millis = CLOCK.millis();
-        byte[] random = new byte[10];
-        RANDOM.nextBytes(random);
+    public String next(String prefix) {
+        long millis = clock.millis();
+        byte[] randomBytes = new byte[10];
+        random.nextBytes(randomBytes);
         char[] out = new char[26];
         for (int i = 9; i >= 0; i--) {
             out[i] = ALPHABET[(int) (millis & 31)];
@@ -27,11 +31,11 @@ public final class Ids {
         }
         long high = 0;
         for (int i = 0; i < 5; i++) {
-            high = (high << 8) | (random[i] & 0xff);
+            high = (high << 8) | (randomBytes[i] & 0xff);
         }
         long low = 0;
         for (int i = 5; i < 10; i++) {
-            low = (low << 8) | (random[i] & 0xff);
+            low = (low << 8) | (randomBytes[i] & 0xff);
         }
         for (int i = 17; i >= 10; i--) {
             out[i] = ALPHABET[(int) (high & 31)];

@@ -52,7 +52,7 @@ public final class StateMachine<S extends Enum<S>> {
      *
      * @return the state it moved from, or empty when the move was not allowed (already there, final, or stale)
      */
-    public Optional<S> move(EntityManager em, String id, S to, String cause, Instant now) {
+    public Optional<S> move(EntityManager em, String id, S to, Cause cause, Instant now) {
         Set<S> sources = sourcesOf(to);
         if (sources.isEmpty()) {
             return Optional.empty();
@@ -74,15 +74,16 @@ public final class StateMachine<S extends Enum<S>> {
         return Optional.of(from);
     }
 
-    private void recordTransition(EntityManager em, String id, String from, String to, String cause, Instant now) {
-        em.createNativeQuery("INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, occurred_at)"
-                        + " VALUES (:type, :id, :from, :to, :cause, :now)")
+    private void recordTransition(EntityManager em, String id, String from, String to, Cause cause, Instant now) {
+        em.createNativeQuery("INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,"
+                        + " occurred_at) VALUES (:type, :id, :from, :to, :cause, :causeRef, :now)")
                 .unwrap(NativeQuery.class)
                 .setParameter("type", subjectType)
                 .setParameter("id", id)
                 .setParameter("from", from, StandardBasicTypes.STRING)
                 .setParameter("to", to)
-                .setParameter("cause", cause)
+                .setParameter("cause", cause.kind())
+                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING)
                 .setParameter("now", now)
                 .executeUpdate();
     }

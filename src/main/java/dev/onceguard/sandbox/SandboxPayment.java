@@ -6,10 +6,13 @@ import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
 
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** A payment as the sandbox provider keeps it. */
@@ -29,6 +32,9 @@ public class SandboxPayment extends PanacheEntityBase {
     public String currency;
     public String paymentMethodToken;
     public String orderId;
+    /** What the caller sent with the payment, echoed in every webhook event about it. */
+    @JdbcTypeCode(SqlTypes.JSON)
+    public Map<String, String> metadata;
     public Instant createdAt;
     public Instant updatedAt;
 

@@ -9,7 +9,7 @@ import jakarta.validation.constraints.Size;
 
 import java.util.Map;
 
-/** Body of {@code POST /sandbox/v1/payments}; {@code metadata.orderId} files the payment under that order. */
+/** Body of {@code POST /sandbox/v1/payments}; {@code metadata.order_id} files the payment under that order. */
 @RegisterForReflection
 public record SandboxPaymentRequest(
         @NotNull @DecimalMin("0.01") @Pattern(regexp = "\\d{1,12}\\.\\d{2}", message = "must be a decimal string with two places") String amount,
@@ -17,7 +17,7 @@ public record SandboxPaymentRequest(
         @NotBlank @Size(max = 255) String paymentMethodToken,
         @Size(max = 50) Map<@NotBlank @Size(max = 40) String, @NotNull @Size(max = 500) String> metadata) {
 
-    static final String ORDER_ID = "orderId";
+    static final String ORDER_ID = "order_id";
 
     Map<String, String> metadataOrEmpty() {
         return metadata == null ? Map.of() : metadata;

@@ -10,6 +10,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
 import java.time.Instant;
+import java.util.Map;
 
 /** Writes the sandbox's webhook events into its outbox, in the caller's transaction. */
 @ApplicationScoped
@@ -21,16 +22,18 @@ public class SandboxWebhooks {
         record Data(EventObject object) {
         }
 
-        record EventObject(String id, String status, String amount, String currency) {
+        record EventObject(String id, String status, String amount, String currency, Map<String, String> metadata) {
         }
     }
 
     private final EntityManager em;
     private final ObjectMapper json;
+    private final Ids ids;
 
-    public SandboxWebhooks(EntityManager em, ObjectMapper json) {
+    public SandboxWebhooks(EntityManager em, ObjectMapper json, Ids ids) {
         this.em = em;
         this.json = json;
+        this.ids = ids;
     }
 
     /**
@@ -41,10 +44,10 @@ public class SandboxWebhooks {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public String schedule(SandboxPayment payment, SandboxEventType type, Instant dueAt, int copies) {
-        String eventId = Ids.next("evt");
+        String eventId = ids.next("evt");
         String body = toJson(new EventBody(eventId, type.wireName, Timestamps.format(dueAt), new EventBody.Data(
                 new EventBody.EventObject(payment.id, type.objectStatus, payment.amount.setScale(2).toPlainString(),
-                        payment.currency))));
+                        payment.currency, payment.metadata == null ? Map.of() : payment.metadata))));
         Instant now = Timestamps.now();
         for (int copy = 1; copy <= copies; copy++) {
             em.createNativeQuery("""

@@ -3,12 +3,16 @@ package dev.onceguard.webhook;
 import dev.onceguard.payment.Payment;
 import dev.onceguard.payment.PaymentOutcomes;
 import dev.onceguard.payment.PaymentProviders;
+import dev.onceguard.payment.PaymentService;
+import dev.onceguard.payment.ProviderPaymentIdLearned;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.hibernate.query.NativeQuery;
@@ -16,18 +20,26 @@ import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 import org.postgresql.util.PSQLException;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The webhook inbox: records each authentic event once per (provider, event id), counting deliveries, and applies
  * it to the payment state machine in the same transaction. Concurrent deliveries of one event serialize on its
  * row, so exactly one applies it and the others see it done. An event whose application threw is kept as FAILED
  * (in a transaction of its own, after the rollback) and applied again by its next delivery or by {@link #reprocess}.
+ * <p>
+ * An event is matched to its payment by the provider payment id, or, while the payment does not know that id yet,
+ * by the provider-side idempotency key or the {@code payment_id} metadata onceguard sent. It moves the payment only
+ * when its amount and currency are the payment's (else REJECTED, kept with the reason). An event that matches no
+ * payment yet is kept as PENDING_MATCH and applied as soon as a payment learns that provider payment id.
  */
 @ApplicationScoped
 public class WebhookInbox {
@@ -35,22 +47,27 @@ public class WebhookInbox {
     private static final Logger LOG = Logger.getLogger(WebhookInbox.class);
     private static final int MAX_ERROR_LENGTH = 500;
 
-    private record Decision(DeliveryOutcome outcome, String reason) {
+    private record Decision(DeliveryOutcome outcome, String reason, String paymentId) {
     }
+
+    private static final Set<String> REPROCESSABLE = Set.of("FAILED", "IGNORED", "PENDING_MATCH");
 
     private record Claimed(long id, String provider, String payload) {
     }
 
     private final EntityManager em;
     private final PaymentOutcomes outcomes;
+    private final PaymentService payments;
     private final PaymentProviders providers;
     private final WebhookMetrics metrics;
     private final Duration lockTimeout;
 
-    public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentProviders providers, WebhookMetrics metrics,
+    public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentProviders providers,
+                        WebhookMetrics metrics,
                         @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout) {
         this.em = em;
         this.outcomes = outcomes;
+        this.payments = payments;
         this.providers = providers;
         this.metrics = metrics;
         this.lockTimeout = lockTimeout;
@@ -79,14 +96,16 @@ public class WebhookInbox {
     }
 
     /**
-     * Applies a FAILED event again from its stored payload (the admin action). A conditional UPDATE claims the row,
-     * so of two admins reprocessing at once, one does it and the other finds nothing to do.
+     * Applies a FAILED, IGNORED or PENDING_MATCH event again from its stored payload (the admin action). A
+     * conditional UPDATE claims the row, so of two admins reprocessing at once, one does it and the other finds
+     * nothing to do.
      *
-     * @return the new outcome, or empty when the event is not (or no longer) FAILED
+     * @param cause the admin action, named on the state changes the event makes
+     * @return the new outcome, or empty when the event is not (or no longer) in a state that can be reprocessed
      */
-    public Optional<DeliveryOutcome> reprocess(long inboxId) {
+    public Optional<DeliveryOutcome> reprocess(long inboxId, Cause cause) {
         try {
-            return QuarkusTransaction.requiringNew().call(() -> claimFailed(inboxId).map(this::reapply));
+            return QuarkusTransaction.requiringNew().call(() -> claimForReprocessing(inboxId).map(c -> reapply(c, cause)));
         } catch (RuntimeException e) {
             String error = describe(e);
             LOG.warnf("reprocessing webhook inbox event %d failed again: %s", inboxId, error);
@@ -121,11 +140,12 @@ public class WebhookInbox {
                 .getSingleResult();
         long id = ((Number) row[0]).longValue();
         String status = (String) row[1];
-        if (status.equals("PROCESSED") || status.equals("IGNORED")) {
+        if (status.equals("PROCESSED") || status.equals("IGNORED") || status.equals("REJECTED")) {
             return DeliveryOutcome.DUPLICATE;
         }
-        Decision decision = apply(provider, event, "webhook " + event.eventId());
+        Decision decision = apply(provider, event, Cause.webhook(event.eventId()));
         finish(id, decision);
+        metrics.countEvent(provider, decision.outcome());
         return decision.outcome();
     }
 
@@ -139,9 +159,9 @@ public class WebhookInbox {
                         ON CONFLICT (provider, event_id) DO UPDATE
                             SET delivery_count = webhook_inbox.delivery_count + 1,
                                 last_delivered_at = EXCLUDED.last_delivered_at,
-                                status = CASE WHEN webhook_inbox.status IN ('PROCESSED', 'IGNORED')
+                                status = CASE WHEN webhook_inbox.status IN ('PROCESSED', 'IGNORED', 'REJECTED')
                                               THEN webhook_inbox.status ELSE 'FAILED' END,
-                                last_error = CASE WHEN webhook_inbox.status IN ('PROCESSED', 'IGNORED')
+                                last_error = CASE WHEN webhook_inbox.status IN ('PROCESSED', 'IGNORED', 'REJECTED')
                                                   THEN webhook_inbox.last_error ELSE EXCLUDED.last_error END""")
                 .unwrap(NativeQuery.class)
                 .setParameter("provider", provider)
@@ -155,11 +175,12 @@ public class WebhookInbox {
                 .executeUpdate();
     }
 
-    private Optional<Claimed> claimFailed(long inboxId) {
+    private Optional<Claimed> claimForReprocessing(long inboxId) {
         List<?> rows = em.createNativeQuery(
-                        "UPDATE webhook_inbox SET status = 'RECEIVED' WHERE id = :id AND status = 'FAILED'"
+                        "UPDATE webhook_inbox SET status = 'RECEIVED' WHERE id = :id AND status IN (:reprocessable)"
                                 + " RETURNING provider, CAST(payload AS text)")
                 .setParameter("id", inboxId)
+                .setParameter("reprocessable", REPROCESSABLE)
                 .getResultList();
         return rows.stream().findFirst().map(r -> {
             Object[] row = (Object[]) r;
@@ -167,53 +188,140 @@ public class WebhookInbox {
         });
     }
 
-    private DeliveryOutcome reapply(Claimed claimed) {
-        PaymentProvider adapter = providers.named(claimed.provider())
-                .orElseThrow(() -> new IllegalStateException("provider " + claimed.provider() + " is not enabled"));
-        ProviderEvent event;
-        try {
-            event = adapter.parseEvent(claimed.payload().getBytes(StandardCharsets.UTF_8));
-        } catch (WebhookRejected e) {
-            throw new IllegalStateException("the stored payload no longer parses: " + e.getMessage());
-        }
-        Decision decision = apply(claimed.provider(), event, "webhook " + event.eventId() + " reprocessed");
+    private DeliveryOutcome reapply(Claimed claimed, Cause cause) {
+        ProviderEvent event = storedEvent(claimed);
+        Decision decision = apply(claimed.provider(), event, cause);
         finish(claimed.id(), decision);
+        metrics.countEvent(claimed.provider(), decision.outcome());
         LOG.infof("webhook inbox event %d (%s %s) reprocessed: %s", claimed.id(), claimed.provider(), event.eventId(),
                 decision.outcome().label());
         return decision.outcome();
     }
 
+    private ProviderEvent storedEvent(Claimed claimed) {
+        PaymentProvider adapter = providers.named(claimed.provider())
+                .orElseThrow(() -> new IllegalStateException("provider " + claimed.provider() + " is not enabled"));
+        try {
+            return adapter.parseEvent(claimed.payload().getBytes(StandardCharsets.UTF_8));
+        } catch (WebhookRejected e) {
+            throw new IllegalStateException("the stored payload no longer parses: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Applies the events parked for a provider payment id, in the order the provider created them, inside the
+     * transaction in which a payment has just stored that id. Each is applied as its own webhook would have been.
+     */
+    void applyParked(@Observes ProviderPaymentIdLearned learned) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> parked = em.createNativeQuery("""
+                        SELECT id, provider, CAST(payload AS text) FROM webhook_inbox
+                         WHERE provider = :provider AND provider_payment_id = :providerPaymentId AND status = 'PENDING_MATCH'
+                         ORDER BY event_created_at, id
+                           FOR UPDATE""")
+                .setParameter("provider", learned.provider())
+                .setParameter("providerPaymentId", learned.providerPaymentId())
+                .getResultList();
+        for (Object[] row : parked) {
+            Claimed claimed = new Claimed(((Number) row[0]).longValue(), (String) row[1], (String) row[2]);
+            ProviderEvent event = storedEvent(claimed);
+            Decision decision = apply(claimed.provider(), event, Cause.webhook(event.eventId()));
+            finish(claimed.id(), decision);
+            metrics.countEvent(claimed.provider(), decision.outcome());
+            LOG.infof("parked webhook event %s (%s) applied to payment %s: %s", event.eventId(), event.type(),
+                    learned.paymentId(), decision.outcome().label());
+        }
+    }
+
     /** The state machine step of one event, inside the inbox row's transaction. */
-    private Decision apply(String provider, ProviderEvent event, String cause) {
+    private Decision apply(String provider, ProviderEvent event, Cause cause) {
         if (event.status() == null) {
-            return new Decision(DeliveryOutcome.IGNORED, "event type not handled");
+            return new Decision(DeliveryOutcome.IGNORED, "event type not handled", null);
         }
         // A webhook must answer quickly: waiting long on a row that another transaction holds is a failure the
         // provider's next delivery retries, not a reason to keep the request open.
         em.createNativeQuery("SELECT set_config('lock_timeout', :timeout, true)")
                 .setParameter("timeout", lockTimeout.toMillis() + "ms")
                 .getSingleResult();
-        Optional<Payment> payment = event.providerPaymentId() == null ? Optional.empty()
-                : Payment.findByProviderPayment(provider, event.providerPaymentId());
-        if (payment.isEmpty()) {
-            return new Decision(DeliveryOutcome.IGNORED, "unknown payment");
+        Optional<Payment> match = match(provider, event);
+        if (match.isEmpty()) {
+            return new Decision(DeliveryOutcome.PENDING_MATCH, "no payment with provider payment id "
+                    + event.providerPaymentId() + " yet; applied as soon as one learns it", null);
         }
-        if (outcomes.apply(payment.get(), event.providerPaymentId(), event.status(), cause)) {
-            return new Decision(DeliveryOutcome.PROCESSED, null);
+        Payment payment = match.get();
+        Optional<String> mismatch = mismatch(payment, event);
+        if (mismatch.isPresent()) {
+            LOG.warnf("webhook %s event %s rejected for payment %s: %s", provider, event.eventId(), payment.paymentId,
+                    mismatch.get());
+            return new Decision(DeliveryOutcome.REJECTED, mismatch.get(), payment.paymentId);
+        }
+        if (outcomes.apply(payment, event.providerPaymentId(), event.status(), cause)) {
+            payments.finishSettled(payment.paymentId);
+            return new Decision(DeliveryOutcome.PROCESSED, null, payment.paymentId);
         }
         Object current = em.createNativeQuery("SELECT status FROM payments WHERE payment_id = :id")
-                .setParameter("id", payment.get().paymentId)
+                .setParameter("id", payment.paymentId)
                 .getSingleResult();
-        return new Decision(DeliveryOutcome.IGNORED, "stale or repeated (payment is " + current + ")");
+        return new Decision(DeliveryOutcome.IGNORED, "stale or repeated (payment is " + current + ")", payment.paymentId);
+    }
+
+    /**
+     * The payment the event is about: by provider payment id; else, for a payment that does not know its provider
+     * payment id yet, by what onceguard itself sent (the provider-side key, then the {@code payment_id} metadata,
+     * whose {@code order_id} must agree).
+     */
+    private Optional<Payment> match(String provider, ProviderEvent event) {
+        if (event.providerPaymentId() != null) {
+            Optional<Payment> byProviderId = Payment.findByProviderPayment(provider, event.providerPaymentId());
+            if (byProviderId.isPresent()) {
+                return byProviderId;
+            }
+        }
+        if (event.providerIdempotencyKey() != null) {
+            Optional<Payment> byKey = Payment.findByProviderKey(provider, event.providerIdempotencyKey());
+            if (byKey.isPresent()) {
+                return byKey;
+            }
+        }
+        if (event.paymentId() != null) {
+            return Payment.<Payment>findByIdOptional(event.paymentId())
+                    .filter(p -> p.provider.equals(provider))
+                    .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId));
+        }
+        return Optional.empty();
+    }
+
+    /** Why the event cannot be about this payment, if it cannot. */
+    private static Optional<String> mismatch(Payment payment, ProviderEvent event) {
+        if (event.amount() == null || event.currency() == null) {
+            return Optional.of("the event carries no amount or currency; payment " + payment.paymentId + " is "
+                    + money(payment.amount, payment.currency));
+        }
+        if (event.amount().compareTo(payment.amount) != 0 || !event.currency().equals(payment.currency)) {
+            return Optional.of("amount mismatch: the event says " + money(event.amount(), event.currency())
+                    + ", payment " + payment.paymentId + " is " + money(payment.amount, payment.currency));
+        }
+        if (payment.providerPaymentId != null && event.providerPaymentId() != null
+                && !payment.providerPaymentId.equals(event.providerPaymentId())) {
+            return Optional.of("the event is about provider payment " + event.providerPaymentId() + ", payment "
+                    + payment.paymentId + " is " + payment.providerPaymentId);
+        }
+        return Optional.empty();
+    }
+
+    private static String money(BigDecimal amount, String currency) {
+        return amount.setScale(Math.max(2, amount.scale()), RoundingMode.UNNECESSARY).toPlainString() + " " + currency;
     }
 
     private void finish(long id, Decision decision) {
+        boolean decided = decision.outcome() != DeliveryOutcome.PENDING_MATCH;
         em.createNativeQuery("UPDATE webhook_inbox SET status = :status, reason = :reason, last_error = NULL,"
-                        + " processed_at = :now WHERE id = :id")
+                        + " payment_id = :paymentId, processed_at = :processedAt WHERE id = :id")
                 .unwrap(NativeQuery.class)
-                .setParameter("status", decision.outcome() == DeliveryOutcome.PROCESSED ? "PROCESSED" : "IGNORED")
+                .setParameter("status", decision.outcome().name())
                 .setParameter("reason", decision.reason(), StandardBasicTypes.STRING)
-                .setParameter("now", Timestamps.now())
+                .setParameter("paymentId", decision.paymentId(), StandardBasicTypes.STRING)
+                .setParameter("processedAt", decided ? Timestamps.now() : null, StandardBasicTypes.INSTANT)
                 .setParameter("id", id)
                 .executeUpdate();
     }

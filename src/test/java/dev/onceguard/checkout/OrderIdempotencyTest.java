@@ -1,6 +1,7 @@
 package dev.onceguard.checkout;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -30,12 +31,19 @@ import static dev.onceguard.checkout.OrdersApi.createOrder;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Acceptance scenarios 1, 2, 3, 4 and 10 of product.md, against real PostgreSQL. */
+/**
+ * Order creation under one key, against real PostgreSQL: a key sent twice or fifty times at once gives one order, a
+ * retry after a lost response gives the same order, the key with another payload is refused and creates nothing, and
+ * a new key is a deliberate second purchase.
+ */
 @QuarkusTest
 class OrderIdempotencyTest {
 
     @Inject
     AgroalDataSource db;
+
+    @Inject
+    RequestLog requestLog;
 
     private long ordersOf(String userId) {
         return count(db, "SELECT count(*) FROM orders WHERE user_id = ?", userId);
@@ -57,6 +65,7 @@ class OrderIdempotencyTest {
         assertThat(second.header("Location")).isEqualTo(first.header("Location"))
                 .isEqualTo("/api/orders/" + first.path("orderId"));
         assertThat(ordersOf(user)).isEqualTo(1);
+        requestLog.flush();
         assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(1);
     }
 

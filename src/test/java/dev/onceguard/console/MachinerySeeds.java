@@ -11,6 +11,8 @@ import static dev.onceguard.Database.execute;
 /** Rows for the console's machinery pages, written as SQL the way the engine, the inbox and the outbox leave them. */
 final class MachinerySeeds {
 
+    private static final Ids IDS = new Ids();
+
     /** The webhook test double of the webhook tests: signs nothing here, parses {"id","type","payment","status"}. */
     static final String TESTPAY = "testpay";
 
@@ -43,8 +45,8 @@ final class MachinerySeeds {
 
     /** An order awaiting payment and one attempt of it at {@code provider} in {@code status}. */
     static Payment payment(AgroalDataSource db, String provider, String status) {
-        String orderId = Ids.next("ord");
-        String paymentId = Ids.next("pay");
+        String orderId = IDS.next("ord");
+        String paymentId = IDS.next("pay");
         String providerPaymentId = provider + "_" + UUID.randomUUID();
         String userId = "u-" + UUID.randomUUID();
         execute(db, """
@@ -62,7 +64,7 @@ final class MachinerySeeds {
     static long failedWebhook(AgroalDataSource db, String providerPaymentId) {
         String eventId = "evt_" + UUID.randomUUID();
         String payload = "{\"id\":\"" + eventId + "\",\"type\":\"payment.succeeded\",\"payment\":\"" + providerPaymentId
-                + "\",\"status\":\"SUCCEEDED\"}";
+                + "\",\"status\":\"SUCCEEDED\",\"amount\":\"1500.00\",\"currency\":\"RUB\"}";
         execute(db, """
                 INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, payload, status, last_error,
                     received_at, last_delivered_at)

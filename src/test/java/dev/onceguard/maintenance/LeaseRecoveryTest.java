@@ -42,7 +42,7 @@ class LeaseRecoveryTest {
         String key = UUID.randomUUID().toString();
         Seeds.processingRecord(db, user, "create-order", key, IdempotencyService.STARTED, null, true);
 
-        Map<String, Long> run = recovery.run();
+        Map<String, Long> run = recovery.runNow().counts();
         Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
                 .contentType("application/json").body(ORDER).post("/api/orders");
 
@@ -76,7 +76,7 @@ class LeaseRecoveryTest {
         String fingerprint = Fingerprint.of(Map.of(), new ObjectMapper().readTree(ORDER));
         Seeds.processingRecord(db, user, "create-order", key, fingerprint, IdempotencyService.STARTED, null, false);
 
-        recovery.run();
+        recovery.runNow().counts();
         Response retry = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
                 .contentType("application/json").body(ORDER).post("/api/orders");
 
@@ -100,11 +100,11 @@ class LeaseRecoveryTest {
                 paymentId, orderId, user, "onceguard-" + paymentId);
         given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
                 .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
-                        + "\"metadata\":{\"orderId\":\"" + orderId + "\",\"paymentId\":\"" + paymentId + "\"}}")
+                        + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
                 .post("/sandbox/v1/payments").then().statusCode(201);
         Seeds.processingRecord(db, user, "create-payment", "crashed-after-call", "payment_created", paymentId, true);
 
-        Map<String, Long> run = recovery.run();
+        Map<String, Long> run = recovery.runNow().counts();
 
         assertThat(run.get("reconciled")).isGreaterThanOrEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM payments WHERE payment_id = ? AND status = 'SUCCEEDED'", paymentId))
@@ -117,7 +117,7 @@ class LeaseRecoveryTest {
 
     @Test
     void twoReplicasRecoveringAtOnceReleaseEachRecordOnce() throws Exception {
-        recovery.run();
+        recovery.runNow().counts();
         String user = TestTokens.newUser();
         int records = 60;
         for (int i = 0; i < records; i++) {
@@ -129,7 +129,7 @@ class LeaseRecoveryTest {
         for (int i = 0; i < 2; i++) {
             replicas.add(pool.submit(() -> {
                 barrier.await();
-                return recovery.run().get("released");
+                return recovery.runNow().counts().get("released");
             }));
         }
         long released = replicas.get(0).get() + replicas.get(1).get();

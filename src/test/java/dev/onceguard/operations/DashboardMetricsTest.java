@@ -40,6 +40,18 @@ class DashboardMetricsTest {
 
     @Test
     @Order(2)
+    void noSeriesExportsALabelThatPrometheusSetsOnTheTarget() {
+        String scrape = when().get("/q/metrics").then().statusCode(200).extract().asString();
+        List<String> series = scrape.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
+
+        assertThat(series).filteredOn(l -> l.matches("[a-z_:]+\\{(.*[,{])?(job|instance|namespace)=\".*"))
+                .as("scraped with honorLabels off, these labels would be renamed exported_*").isEmpty();
+        assertThat(series).anyMatch(l -> l.startsWith("onceguard_job_last_success_timestamp_seconds{")
+                && l.contains("job_name=\"outbox-relay\""));
+    }
+
+    @Test
+    @Order(3)
     void theLatencyHistogramOfTheDashboardIsPublishedWithItsBuckets() {
         given().get("/api/products").then().statusCode(401);
 
@@ -57,7 +69,7 @@ class DashboardMetricsTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void theChartsProbesAnswerOnTheirPaths() {
         JsonNode container = HelmChart.render(Map.of()).container();
 

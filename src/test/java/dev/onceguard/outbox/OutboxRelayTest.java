@@ -5,10 +5,8 @@ import dev.onceguard.TestTokens;
 import dev.onceguard.platform.Ids;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OutboxRelayTest {
 
     @Inject
+    Ids ids;
+
+    @Inject
     AgroalDataSource db;
     @Inject
     PaidOrders paidOrders;
@@ -48,17 +49,10 @@ class OutboxRelayTest {
     OutboxMetrics metrics;
     @Inject
     MeterRegistry registry;
-    @Inject
-    Scheduler scheduler;
 
     @BeforeEach
-    void holdScheduledRelay() throws InterruptedException {
-        PaidOrders.holdScheduledRelay(scheduler);
-    }
-
-    @AfterEach
-    void releaseScheduledRelay() {
-        PaidOrders.releaseScheduledRelay(scheduler);
+    void deliverWhatEarlierTestsLeftDue() {
+        paidOrders.relayUntilIdle();
     }
 
     record Row(String status, int attempts, Instant nextAttemptAt, String lastError) {
@@ -96,7 +90,7 @@ class OutboxRelayTest {
 
     @Test
     void aFailingEventIsRetriedWithBackoffAndDeadAfterMaxAttempts() {
-        String orderId = Ids.next("ord");
+        String orderId = ids.next("ord");
         paidOrders.enqueueOrderPaid(orderId, TestTokens.newUser());
 
         for (int attempt = 1; attempt < config.maxAttempts(); attempt++) {
@@ -143,7 +137,7 @@ class OutboxRelayTest {
 
     @Test
     void retryNowRevivesADeadEventOnce() {
-        String orderId = Ids.next("ord");
+        String orderId = ids.next("ord");
         String user = TestTokens.newUser();
         paidOrders.enqueueOrderPaid(orderId, user);
         execute(db, "UPDATE outbox_events SET attempts = ? WHERE aggregate_id = ?", config.maxAttempts() - 1, orderId);
@@ -224,7 +218,7 @@ class OutboxRelayTest {
 
     @Test
     void backlogCountsPendingAndTheAgeOfTheOldest() {
-        String orderId = Ids.next("ord");
+        String orderId = ids.next("ord");
         paidOrders.enqueueOrderPaid(orderId, TestTokens.newUser());
         execute(db, "UPDATE outbox_events SET created_at = now() - interval '2 hours', "
                 + "next_attempt_at = now() + interval '1 hour' WHERE aggregate_id = ?", orderId);

@@ -21,6 +21,9 @@ class UnknownPaymentsGaugeTest {
     private static final double FORTY_DAYS = Duration.ofDays(40).toSeconds();
 
     @Inject
+    Ids ids;
+
+    @Inject
     AgroalDataSource db;
 
     @Inject
@@ -28,8 +31,8 @@ class UnknownPaymentsGaugeTest {
 
     @Test
     void countsUnknownAttemptsAndAgesTheOldestFromWhenItBecameUnknown() throws InterruptedException {
-        String orderId = Ids.next("ord");
-        String paymentId = Ids.next("pay");
+        String orderId = ids.next("ord");
+        String paymentId = ids.next("pay");
         execute(db, """
                 INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
                 VALUES (?, ?, 'AWAITING_PAYMENT', 1500.00, 'RUB', 'gauge-test', now() - interval '41 days',

@@ -16,6 +16,8 @@ import static io.restassured.RestAssured.given;
 /** Orders and payments inserted as SQL, and testpay webhook deliveries as the provider would send them. */
 final class Deliveries {
 
+    private static final Ids IDS = new Ids();
+
     record Paid(String orderId, String paymentId, String providerPaymentId) {
     }
 
@@ -24,8 +26,8 @@ final class Deliveries {
 
     /** An order awaiting payment with one attempt at {@code provider}, in {@code status}. */
     static Paid orderWithPayment(AgroalDataSource db, String provider, String status) {
-        String orderId = Ids.next("ord");
-        String paymentId = Ids.next("pay");
+        String orderId = IDS.next("ord");
+        String paymentId = IDS.next("pay");
         String providerPaymentId = provider + "_" + UUID.randomUUID();
         Timestamp now = Timestamp.from(Instant.now());
         Database.execute(db, """
@@ -41,9 +43,15 @@ final class Deliveries {
         return new Paid(orderId, paymentId, providerPaymentId);
     }
 
+    /** An event about a payment of 1500.00 RUB, the amount {@link #orderWithPayment} pays. */
     static String event(String eventId, String type, String providerPaymentId, String status) {
+        return event(eventId, type, providerPaymentId, status, "1500.00", "RUB");
+    }
+
+    static String event(String eventId, String type, String providerPaymentId, String status, String amount,
+                        String currency) {
         return "{\"id\":\"" + eventId + "\",\"type\":\"" + type + "\",\"payment\":\"" + providerPaymentId
-                + "\",\"status\":\"" + status + "\"}";
+                + "\",\"status\":\"" + status + "\",\"amount\":\"" + amount + "\",\"currency\":\"" + currency + "\"}";
     }
 
     static String newEventId() {

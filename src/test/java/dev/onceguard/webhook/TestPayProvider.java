@@ -14,6 +14,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -87,7 +88,9 @@ public class TestPayProvider implements PaymentProvider {
             ProviderStatus status = event.path("status").isTextual()
                     ? ProviderStatus.valueOf(event.get("status").asText()) : null;
             return new ProviderEvent(event.get("id").asText(), event.get("type").asText(),
-                    event.path("payment").asText(null), status, null, null, null);
+                    event.path("payment").asText(null), status,
+                    event.path("amount").isTextual() ? new BigDecimal(event.get("amount").asText()) : null,
+                    event.path("currency").asText(null), null);
         } catch (IOException | IllegalArgumentException e) {
             throw new WebhookRejected("not a testpay event");
         }

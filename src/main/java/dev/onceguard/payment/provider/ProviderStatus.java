@@ -1,4 +1,4 @@
 package dev.onceguard.payment.provider;
 
-/** The provider-side states onceguard distinguishes. */
-public enum ProviderStatus { PENDING, SUCCEEDED, FAILED, CANCELED }
+/** The provider-side states onceguard distinguishes; REQUIRES_ACTION waits for the customer (3-D Secure). */
+public enum ProviderStatus { PENDING, REQUIRES_ACTION, SUCCEEDED, FAILED, CANCELED }

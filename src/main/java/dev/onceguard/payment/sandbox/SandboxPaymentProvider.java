@@ -35,6 +35,9 @@ import java.util.function.Supplier;
 public class SandboxPaymentProvider implements PaymentProvider {
 
     public static final String NAME = "sandbox";
+    /** Metadata keys sent with every payment and echoed by the sandbox in its events, as Stripe does. */
+    static final String ORDER_ID = "order_id";
+    static final String PAYMENT_ID = "payment_id";
 
     private final SandboxConfig sandbox;
     private final PaymentsConfig payments;
@@ -64,7 +67,7 @@ public class SandboxPaymentProvider implements PaymentProvider {
     public ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown {
         SandboxApi.CreateBody body = new SandboxApi.CreateBody(command.amount().setScale(2).toPlainString(),
                 command.currency(), command.paymentMethodToken(),
-                Map.of("orderId", command.orderId(), "paymentId", command.paymentId()));
+                Map.of(ORDER_ID, command.orderId(), PAYMENT_ID, command.paymentId()));
         return toPayment(call("create payment " + command.paymentId(),
                 () -> api().create(command.idempotencyKey(), body)));
     }
@@ -97,8 +100,10 @@ public class SandboxPaymentProvider implements PaymentProvider {
             default -> null;
         };
         try {
+            JsonNode metadata = object.path("metadata");
             return new ProviderEvent(text(event, "id"), type, text(object, "id"), status,
-                    new BigDecimal(text(object, "amount")), text(object, "currency"), Instant.parse(text(event, "created")));
+                    new BigDecimal(text(object, "amount")), text(object, "currency"), Instant.parse(text(event, "created")),
+                    null, optionalText(metadata, PAYMENT_ID), optionalText(metadata, ORDER_ID));
         } catch (NumberFormatException e) {
             throw new WebhookRejected("sandbox event has a malformed amount");
         } catch (DateTimeParseException e) {
@@ -146,6 +151,11 @@ public class SandboxPaymentProvider implements PaymentProvider {
             throw new WebhookRejected("sandbox event lacks " + field);
         }
         return value.asText();
+    }
+
+    private static String optionalText(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        return value != null && value.isTextual() && !value.asText().isBlank() ? value.asText() : null;
     }
 
     private SandboxApi api() {

@@ -21,7 +21,6 @@ public class SandboxWebhookSecret {
 
     static final String SETTING = "webhook_secret";
     private static final Logger LOG = Logger.getLogger(SandboxWebhookSecret.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Optional<String> configured;
     private final EntityManager em;
@@ -56,7 +55,7 @@ public class SandboxWebhookSecret {
 
     private String generatedOnce() {
         byte[] key = new byte[32];
-        RANDOM.nextBytes(key);
+        new SecureRandom().nextBytes(key);
         String candidate = StandardWebhooksSignature.SECRET_PREFIX + Base64.getEncoder().encodeToString(key);
         return QuarkusTransaction.requiringNew().call(() -> {
             int inserted = em.createNativeQuery("INSERT INTO sandbox_settings (name, value) VALUES (:name, :value)"

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -43,14 +44,19 @@ import java.util.stream.Collectors;
 
 /**
  * Stripe PaymentIntents behind the provider SPI: create (confirmed at once, with our provider key as Stripe's
- * {@code Idempotency-Key}), retrieve, {@code Stripe-Signature} verification and event parsing. Enabled only when
- * both the API key and the webhook endpoint secret are configured. Neither the key nor a payment method token is
- * ever logged or put into an exception message.
+ * {@code Idempotency-Key}), retrieve, {@code Stripe-Signature} verification and event parsing. Every call pins the
+ * API version ({@code onceguard.stripe.api-version}), so that a change of the account's default version never
+ * changes the shapes this adapter reads. An intent in {@code requires_action} (3-D Secure) is reported with its
+ * client secret and next action for the client. Enabled only when both the API key and the webhook endpoint secret
+ * are configured. Neither the key, a client secret nor a payment method token is ever logged or put into an
+ * exception message.
  */
 @ApplicationScoped
 public class StripePaymentProvider implements PaymentProvider {
 
     public static final String NAME = "stripe";
+    /** The Stripe API version whose object shapes this adapter reads. */
+    public static final String PINNED_API_VERSION = "2024-06-20";
     static final Duration SIGNATURE_TOLERANCE = Duration.ofSeconds(300);
     private static final Logger LOG = Logger.getLogger(StripePaymentProvider.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,6 +64,7 @@ public class StripePaymentProvider implements PaymentProvider {
     private final Optional<String> apiKey;
     private final Optional<String> webhookSecret;
     private final URI baseUrl;
+    private final String apiVersion;
     private final Duration timeout;
     private final HttpClient http;
 
@@ -66,14 +73,18 @@ public class StripePaymentProvider implements PaymentProvider {
                                  @ConfigProperty(name = "onceguard.webhooks.stripe.secret") Optional<String> webhookSecret,
                                  @ConfigProperty(name = "onceguard.stripe.base-url", defaultValue = "https://api.stripe.com")
                                  URI baseUrl,
+                                 @ConfigProperty(name = "onceguard.stripe.api-version", defaultValue = PINNED_API_VERSION)
+                                 String apiVersion,
                                  PaymentsConfig payments) {
-        this(apiKey, webhookSecret, baseUrl, payments.providerTimeout());
+        this(apiKey, webhookSecret, baseUrl, apiVersion, payments.providerTimeout());
     }
 
-    StripePaymentProvider(Optional<String> apiKey, Optional<String> webhookSecret, URI baseUrl, Duration timeout) {
+    StripePaymentProvider(Optional<String> apiKey, Optional<String> webhookSecret, URI baseUrl, String apiVersion,
+                          Duration timeout) {
         this.apiKey = apiKey.filter(s -> !s.isBlank());
         this.webhookSecret = webhookSecret.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl;
+        this.apiVersion = apiVersion;
         this.timeout = timeout;
         this.http = enabled() ? HttpClient.newBuilder().connectTimeout(timeout).build() : null;
     }
@@ -203,7 +214,14 @@ public class StripePaymentProvider implements PaymentProvider {
         BigDecimal amount = currency != null && object.path("amount").canConvertToLong()
                 ? fromMinorUnits(object.get("amount").asLong(), currency) : null;
         Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
-        return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created);
+        JsonNode metadata = object.path("metadata");
+        return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created,
+                textOrNull(event.path("request").path("idempotency_key")), textOrNull(metadata.path("payment_id")),
+                textOrNull(metadata.path("order_id")));
+    }
+
+    private static String textOrNull(JsonNode node) {
+        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
     }
 
     /** Stripe amounts are integers in the currency's minor unit (kopecks, cents; yen as they are). */
@@ -220,7 +238,8 @@ public class StripePaymentProvider implements PaymentProvider {
     static ProviderStatus statusOf(String intentStatus) throws ProviderOutcomeUnknown {
         return switch (intentStatus) {
             case "succeeded" -> ProviderStatus.SUCCEEDED;
-            case "processing", "requires_action", "requires_confirmation", "requires_capture" -> ProviderStatus.PENDING;
+            case "requires_action" -> ProviderStatus.REQUIRES_ACTION;
+            case "processing", "requires_confirmation", "requires_capture" -> ProviderStatus.PENDING;
             // Our intents are created confirmed, so needing a payment method again means the one given was declined.
             case "requires_payment_method" -> ProviderStatus.FAILED;
             case "canceled" -> ProviderStatus.CANCELED;
@@ -232,13 +251,19 @@ public class StripePaymentProvider implements PaymentProvider {
         if (!intent.path("id").isTextual() || !intent.path("status").isTextual()) {
             throw new ProviderOutcomeUnknown("Stripe's answer is not a PaymentIntent", null);
         }
-        return new ProviderPayment(intent.get("id").asText(), statusOf(intent.get("status").asText()));
+        ProviderStatus status = statusOf(intent.get("status").asText());
+        CustomerAction action = status == ProviderStatus.REQUIRES_ACTION
+                ? new CustomerAction(textOrNull(intent.path("client_secret")), intent.path("next_action").isObject()
+                ? intent.get("next_action") : null)
+                : null;
+        return new ProviderPayment(intent.get("id").asText(), status, action);
     }
 
     private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(baseUrl.resolve(path))
                 .timeout(timeout)
                 .header("Authorization", "Bearer " + apiKey.orElseThrow())
+                .header("Stripe-Version", apiVersion)
                 .header("Accept", "application/json");
     }
 

@@ -28,8 +28,6 @@ final class DemoAccess {
     static final String SIGNING_KEY_FILE = "demo-signing-key.jwk";
     static final Duration TOKEN_LIFESPAN = Duration.ofDays(30);
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     private final Path signingKey;
     private final Path adminLogin;
     private final Path sessionKey;
@@ -47,19 +45,20 @@ final class DemoAccess {
     /** Generates whatever is missing; never replaces a key or password that exists. */
     static DemoAccess prepare(Path folder) {
         DemoAccess access = new DemoAccess(folder);
+        SecureRandom random = new SecureRandom();
         if (!Files.exists(access.signingKey)) {
             writeOwnerOnly(access.signingKey, "{\"kty\":\"oct\",\"kid\":\"" + ISSUER + "\",\"alg\":\"HS256\",\"k\":\""
-                    + randomBase64Url(32) + "\"}\n");
+                    + randomBase64Url(random, 32) + "\"}\n");
         }
         if (!Files.exists(access.adminLogin)) {
             writeOwnerOnly(access.adminLogin, """
                     # Console login of embedded mode, generated on first start. Delete this file for a new password.
                     username=%s
                     password=%s
-                    """.formatted(ADMIN, randomBase64Url(18)));
+                    """.formatted(ADMIN, randomBase64Url(random, 18)));
         }
         if (!Files.exists(access.sessionKey)) {
-            writeOwnerOnly(access.sessionKey, randomBase64Url(32));
+            writeOwnerOnly(access.sessionKey, randomBase64Url(random, 32));
         }
         return access;
     }
@@ -106,10 +105,10 @@ final class DemoAccess {
         return Jwt.issuer(ISSUER).subject(USER).expiresIn(TOKEN_LIFESPAN).sign(signingKey.toString());
     }
 
-    private static String randomBase64Url(int bytes) {
-        byte[] random = new byte[bytes];
-        RANDOM.nextBytes(random);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    private static String randomBase64Url(SecureRandom random, int bytes) {
+        byte[] value = new byte[bytes];
+        random.nextBytes(value);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(value);
     }
 
     // Written whole under another name and then renamed, so that a crash never leaves a truncated key behind.

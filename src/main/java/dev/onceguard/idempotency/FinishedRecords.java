@@ -1,0 +1,48 @@
+package dev.onceguard.idempotency;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Finished records this replica has read, by scope. A finished record never changes until retention deletes it
+ * (after {@code expiresAt}), so an entry is good until then and a replay found here costs no database work.
+ */
+@ApplicationScoped
+public class FinishedRecords {
+
+    private record Scope(String userId, String operation, String key) {
+    }
+
+    private final Cache<Scope, IdempotencyRecord> cache;
+
+    public FinishedRecords(IdempotencyConfig config) {
+        this.cache = Caffeine.newBuilder().maximumSize(config.finishedCacheSize()).build();
+    }
+
+    Optional<IdempotencyRecord> find(IdempotentRequest<?> request, Instant now) {
+        Scope scope = scopeOf(request);
+        IdempotencyRecord record = cache.getIfPresent(scope);
+        if (record == null) {
+            return Optional.empty();
+        }
+        if (!record.expiresAt().isAfter(now)) {
+            cache.invalidate(scope);
+            return Optional.empty();
+        }
+        return Optional.of(record);
+    }
+
+    void remember(IdempotentRequest<?> request, IdempotencyRecord record) {
+        if (record.isFinished()) {
+            cache.put(scopeOf(request), record);
+        }
+    }
+
+    private static Scope scopeOf(IdempotentRequest<?> request) {
+        return new Scope(request.userId(), request.operation().wireName(), request.key().value());
+    }
+}

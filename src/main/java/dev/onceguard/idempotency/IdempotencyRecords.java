@@ -1,0 +1,368 @@
+package dev.onceguard.idempotency;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.postgresql.PGStatement;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Every statement the engine runs on {@code idempotency_records}, {@code idempotency_conflicts} and
+ * {@code idempotency_request_log}, as plain JDBC on the connection of the caller's transaction: no entity is loaded
+ * or dirty-checked on the request path.
+ *
+ * <p>No plan here depends on table statistics: the claim finds its conflict through the scope's unique index (the
+ * ON CONFLICT arbiter), every update names its row by primary key alone, and the scope lookup is planned with its
+ * parameters on each execution, where the fully matched unique scope is always cheapest (a generic plan cached while
+ * the table was empty walked one user's rows through another index).
+ */
+@ApplicationScoped
+public class IdempotencyRecords {
+
+    static final String CLAIM = """
+            INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
+                lease_expires_at, request_id, request_body, created_at, expires_at)
+            VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?)
+            ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
+            RETURNING id""";
+    static final String FIND_BY_SCOPE = """
+            SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
+                   response_body, resource_type, resource_id, expires_at
+              FROM idempotency_records
+             WHERE user_id = ? AND operation = ? AND idempotency_key = ?""";
+    private static final String FIND_BY_ID = """
+            SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
+                   response_body, resource_type, resource_id, expires_at
+              FROM idempotency_records
+             WHERE id = ?""";
+    static final String COMPLETE = """
+            UPDATE idempotency_records
+               SET status = ?, recovery_point = 'finished', lease_expires_at = NULL, response_status = ?,
+                   response_headers = CAST(? AS jsonb), response_body = ?, resource_type = ?, resource_id = ?,
+                   completed_at = ?, expires_at = ?
+             WHERE id = ?""";
+
+    private final AgroalDataSource dataSource;
+    private final ObjectMapper json;
+
+    public IdempotencyRecords(AgroalDataSource dataSource, ObjectMapper json) {
+        this.dataSource = dataSource;
+        this.json = json;
+    }
+
+    /** Inserts the PROCESSING record; empty when the scope already has one (after waiting for an uncommitted one). */
+    OptionalLong claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
+                       Instant expiresAt) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+            claim.setString(1, request.userId());
+            claim.setString(2, request.operation().wireName());
+            claim.setString(3, request.key().value());
+            claim.setString(4, request.fingerprint());
+            claim.setString(5, recoveryPoint);
+            claim.setTimestamp(6, Timestamp.from(leaseExpiresAt));
+            claim.setString(7, request.requestId());
+            claim.setString(8, request.storedBody());
+            claim.setTimestamp(9, Timestamp.from(now));
+            claim.setTimestamp(10, Timestamp.from(expiresAt));
+            try (ResultSet row = claim.executeQuery()) {
+                return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("claim failed", e);
+        }
+    }
+
+    /** The record of a scope, read through its unique index. */
+    Optional<IdempotencyRecord> findByScope(String userId, String operation, String key) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement find = connection.prepareStatement(FIND_BY_SCOPE)) {
+            find.unwrap(PGStatement.class).setPrepareThreshold(0);
+            find.setString(1, userId);
+            find.setString(2, operation);
+            find.setString(3, key);
+            return readOne(find);
+        } catch (SQLException e) {
+            throw new IllegalStateException("record lookup failed", e);
+        }
+    }
+
+    Optional<IdempotencyRecord> findById(long recordId) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement find = connection.prepareStatement(FIND_BY_ID)) {
+            find.setLong(1, recordId);
+            return readOne(find);
+        } catch (SQLException e) {
+            throw new IllegalStateException("record lookup failed", e);
+        }
+    }
+
+    /**
+     * Stores the final response on a record this transaction claimed itself: nobody else can have touched the
+     * uncommitted row, so the update names it by primary key alone.
+     */
+    void completeClaimed(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
+                         Instant expiresAt) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
+            complete.setString(1, status.name());
+            complete.setInt(2, response.status());
+            complete.setString(3, toJson(response.headers()));
+            complete.setBytes(4, response.body());
+            complete.setString(5, response.resourceType());
+            complete.setString(6, response.resourceId());
+            complete.setTimestamp(7, Timestamp.from(now));
+            complete.setTimestamp(8, Timestamp.from(expiresAt));
+            complete.setLong(9, recordId);
+            if (complete.executeUpdate() != 1) {
+                throw new IllegalStateException("record " + recordId + " vanished inside its own transaction");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("completion failed", e);
+        }
+    }
+
+    /**
+     * Stores the final response on a record that other takers may race for: the row is locked by primary key, and
+     * completed only if still PROCESSING.
+     *
+     * @return false when someone else finished it first
+     */
+    boolean completeIfProcessing(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
+                                 Instant expiresAt) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement lock = connection.prepareStatement(
+                     "SELECT status FROM idempotency_records WHERE id = ? FOR UPDATE")) {
+            lock.setLong(1, recordId);
+            try (ResultSet row = lock.executeQuery()) {
+                if (!row.next() || !IdempotencyRecord.Status.PROCESSING.name().equals(row.getString(1))) {
+                    return false;
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("completion failed", e);
+        }
+        completeClaimed(recordId, status, response, now, expiresAt);
+        return true;
+    }
+
+    /** Saves where a PROCESSING record's operation stands, and when its lease ends (null: unchanged). */
+    void saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt) {
+        update("""
+                UPDATE idempotency_records
+                   SET recovery_point = ?, resource_type = ?, resource_id = ?,
+                       lease_expires_at = COALESCE(?, lease_expires_at)
+                 WHERE id = ? AND status = 'PROCESSING'""", statement -> {
+            statement.setString(1, checkpoint.recoveryPoint());
+            statement.setString(2, checkpoint.resourceType());
+            statement.setString(3, checkpoint.resourceId());
+            statement.setTimestamp(4, leaseExpiresAt == null ? null : Timestamp.from(leaseExpiresAt));
+            statement.setLong(5, recordId);
+        });
+    }
+
+    /** A record taken over: its operation and where that operation stands. */
+    record TakenOver(String operation, Checkpoint checkpoint) {
+    }
+
+    /** Takes an expired lease: of two takers exactly one gets the checkpoint back. */
+    Optional<TakenOver> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement take = connection.prepareStatement("""
+                     UPDATE idempotency_records SET lease_expires_at = ?
+                      WHERE id = ? AND status = 'PROCESSING' AND lease_expires_at <= ?
+                     RETURNING operation, recovery_point, resource_type, resource_id""")) {
+            take.setTimestamp(1, Timestamp.from(leaseExpiresAt));
+            take.setLong(2, recordId);
+            take.setTimestamp(3, Timestamp.from(now));
+            try (ResultSet row = take.executeQuery()) {
+                return row.next()
+                        ? Optional.of(new TakenOver(row.getString(1),
+                                new Checkpoint(row.getString(2), row.getString(3), row.getString(4))))
+                        : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("take-over failed", e);
+        }
+    }
+
+    /** Deletes a PROCESSING record abandoned at {@code recoveryPoint} whose lease expired; of two, one succeeds. */
+    boolean releaseIfAbandoned(long recordId, String recoveryPoint, Instant now) {
+        return update("""
+                DELETE FROM idempotency_records
+                 WHERE id = ? AND status = 'PROCESSING' AND recovery_point = ? AND lease_expires_at <= ?""", statement -> {
+            statement.setLong(1, recordId);
+            statement.setString(2, recoveryPoint);
+            statement.setTimestamp(3, Timestamp.from(now));
+        }) == 1;
+    }
+
+    /** Evidence of a key reused with another payload: who, when, which key, both fingerprints, the refused body. */
+    void insertConflict(long recordId, IdempotentRequest<?> request, String originalFingerprint, Instant now) {
+        update("""
+                INSERT INTO idempotency_conflicts (record_id, user_id, operation, idempotency_key, original_fingerprint,
+                    conflicting_fingerprint, request_id, refused_body, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""", statement -> {
+            statement.setLong(1, recordId);
+            statement.setString(2, request.userId());
+            statement.setString(3, request.operation().wireName());
+            statement.setString(4, request.key().value());
+            statement.setString(5, originalFingerprint);
+            statement.setString(6, request.fingerprint());
+            statement.setString(7, request.requestId());
+            statement.setString(8, request.storedBody());
+            statement.setTimestamp(9, Timestamp.from(now));
+        });
+    }
+
+    /** A PROCESSING record whose lease has expired, for lease recovery. */
+    public record ExpiredLease(long recordId, String operation, String recoveryPoint) {
+    }
+
+    public List<ExpiredLease> expiredLeases(Instant now, int limit) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement find = connection.prepareStatement("""
+                     SELECT id, operation, recovery_point FROM idempotency_records
+                      WHERE status = 'PROCESSING' AND lease_expires_at <= ?
+                      ORDER BY lease_expires_at LIMIT ?""")) {
+            find.setTimestamp(1, Timestamp.from(now));
+            find.setInt(2, limit);
+            try (ResultSet rows = find.executeQuery()) {
+                List<ExpiredLease> expired = new java.util.ArrayList<>();
+                while (rows.next()) {
+                    expired.add(new ExpiredLease(rows.getLong(1), rows.getString(2), rows.getString(3)));
+                }
+                return expired;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("expired lease lookup failed", e);
+        }
+    }
+
+    /**
+     * Appends a batch of request log rows (those of records deleted meanwhile are skipped), adds the batch's replays
+     * to their records' counts, and keeps only the first and the last {@code keptPerEnd} rows of each record touched.
+     */
+    void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays, int keptPerEnd) {
+        try (Connection connection = dataSource.getConnection()) {
+            try (PreparedStatement relaxed = connection.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
+                relaxed.execute();
+            }
+            long[] recordIds = entries.stream().mapToLong(RequestLog.Entry::recordId).toArray();
+            try (PreparedStatement append = connection.prepareStatement("""
+                    INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
+                    SELECT e.record_id, e.request_id, e.received_at, e.outcome, e.http_status
+                      FROM unnest(?::bigint[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
+                           AS e(record_id, request_id, received_at, outcome, http_status)
+                     WHERE EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = e.record_id)""")) {
+                append.setArray(1, array(connection, "bigint", entries.stream().map(RequestLog.Entry::recordId).toArray()));
+                append.setArray(2, array(connection, "text", entries.stream().map(RequestLog.Entry::requestId).toArray()));
+                append.setArray(3, array(connection, "timestamptz",
+                        entries.stream().map(e -> Timestamp.from(e.receivedAt())).toArray()));
+                append.setArray(4, array(connection, "text", entries.stream().map(e -> e.outcome().name()).toArray()));
+                append.setArray(5, array(connection, "integer", entries.stream().map(RequestLog.Entry::httpStatus).toArray()));
+                append.executeUpdate();
+            }
+            if (!replays.isEmpty()) {
+                try (PreparedStatement count = connection.prepareStatement("""
+                        UPDATE idempotency_records r
+                           SET replay_count = r.replay_count + c.replays,
+                               last_replayed_at = GREATEST(r.last_replayed_at, c.last_at)
+                          FROM unnest(?::bigint[], ?::int[], ?::timestamptz[]) AS c(id, replays, last_at)
+                         WHERE r.id = c.id""")) {
+                    count.setArray(1, array(connection, "bigint", replays.stream().map(RequestLog.Replays::recordId).toArray()));
+                    count.setArray(2, array(connection, "integer", replays.stream().map(RequestLog.Replays::count).toArray()));
+                    count.setArray(3, array(connection, "timestamptz",
+                            replays.stream().map(r -> Timestamp.from(r.lastAt())).toArray()));
+                    count.executeUpdate();
+                }
+            }
+            try (PreparedStatement prune = connection.prepareStatement("""
+                    DELETE FROM idempotency_request_log l
+                     USING (SELECT id
+                              FROM (SELECT id,
+                                           row_number() OVER (PARTITION BY record_id ORDER BY received_at, id) AS from_first,
+                                           row_number() OVER (PARTITION BY record_id ORDER BY received_at DESC, id DESC) AS from_last
+                                      FROM idempotency_request_log
+                                     WHERE record_id = ANY(?)) ranked
+                             WHERE from_first > ? AND from_last > ?) surplus
+                     WHERE l.id = surplus.id""")) {
+                prune.setArray(1, array(connection, "bigint",
+                        java.util.Arrays.stream(recordIds).distinct().boxed().toArray()));
+                prune.setInt(2, keptPerEnd);
+                prune.setInt(3, keptPerEnd);
+                prune.executeUpdate();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("request log not appended", e);
+        }
+    }
+
+    private static Array array(Connection connection, String type, Object[] values) throws SQLException {
+        return connection.createArrayOf(type, values);
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+
+    private int update(String sql, Binder binder) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            binder.bind(statement);
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("record update failed", e);
+        }
+    }
+
+    private Optional<IdempotencyRecord> readOne(PreparedStatement find) throws SQLException {
+        try (ResultSet row = find.executeQuery()) {
+            if (!row.next()) {
+                return Optional.empty();
+            }
+            IdempotencyRecord.Status status = IdempotencyRecord.Status.valueOf(row.getString("status"));
+            int responseStatus = row.getInt("response_status");
+            StoredResponse response = row.wasNull() ? null : new StoredResponse(responseStatus,
+                    fromJson(row.getString("response_headers")), row.getBytes("response_body"),
+                    row.getString("resource_type"), row.getString("resource_id"));
+            Timestamp lease = row.getTimestamp("lease_expires_at");
+            return Optional.of(new IdempotencyRecord(row.getLong("id"), row.getString("fingerprint"), status,
+                    row.getString("recovery_point"), lease == null ? null : lease.toInstant(), response,
+                    row.getTimestamp("expires_at").toInstant()));
+        }
+    }
+
+    private String toJson(Map<String, String> headers) {
+        try {
+            return json.writeValueAsString(headers);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Map<String, String> fromJson(String headers) {
+        if (headers == null) {
+            return Map.of();
+        }
+        try {
+            return json.readValue(headers, new TypeReference<Map<String, String>>() { });
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored response headers unreadable", e);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.onceguard.idempotency;
+
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Which request got which answer, and how often each record was replayed, kept off the request path: a request
+ * only appends to memory; every {@code onceguard.idempotency.request-log.flush-every} one transaction writes the
+ * batch (log rows and replay counts together), keeping the first and the last
+ * {@code onceguard.idempotency.request-log.kept-per-end} rows of each record. A crash loses at most the last
+ * interval's rows and counts, never a result: results are written on the request path, with their effects.
+ */
+@ApplicationScoped
+public class RequestLog {
+
+    /** What a request that reached the engine was answered, as the log stores it. */
+    public enum Outcome { EXECUTED, REPLAYED, CONFLICT, IN_PROGRESS, REFUSED }
+
+    record Entry(long recordId, String requestId, Instant receivedAt, Outcome outcome, int httpStatus) {
+    }
+
+    record Replays(long recordId, int count, Instant lastAt) {
+    }
+
+    private static final Logger LOG = Logger.getLogger(RequestLog.class);
+
+    private final IdempotencyRecords records;
+    private final IdempotencyConfig config;
+    private final ConcurrentLinkedQueue<Entry> pending = new ConcurrentLinkedQueue<>();
+
+    public RequestLog(IdempotencyRecords records, IdempotencyConfig config) {
+        this.records = records;
+        this.config = config;
+    }
+
+    void append(long recordId, String requestId, Instant receivedAt, Outcome outcome, int httpStatus) {
+        pending.add(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
+    }
+
+    @Scheduled(identity = "idempotency-request-log", every = "${onceguard.idempotency.request-log.flush-every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        flush();
+    }
+
+    /** Writes everything appended so far; on failure the batch stays in memory for the next flush. */
+    public synchronized void flush() {
+        List<Entry> batch = new ArrayList<>();
+        for (Entry entry; (entry = pending.poll()) != null; ) {
+            batch.add(entry);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            QuarkusTransaction.requiringNew().run(() ->
+                    records.appendRequestLog(batch, replaysOf(batch), config.requestLog().keptPerEnd()));
+        } catch (RuntimeException e) {
+            pending.addAll(batch);
+            LOG.warnf("request log batch of %d rows not saved, kept for the next flush: %s", batch.size(), e.getMessage());
+        }
+    }
+
+    /** Per record, in id order (so that two replicas flushing at once lock their records in the same order). */
+    private static List<Replays> replaysOf(List<Entry> batch) {
+        Map<Long, Replays> byRecord = new TreeMap<>();
+        for (Entry entry : batch) {
+            if (entry.outcome() == Outcome.REPLAYED) {
+                byRecord.merge(entry.recordId(), new Replays(entry.recordId(), 1, entry.receivedAt()),
+                        (a, b) -> new Replays(a.recordId(), a.count() + b.count(),
+                                a.lastAt().isAfter(b.lastAt()) ? a.lastAt() : b.lastAt()));
+            }
+        }
+        return List.copyOf(byRecord.values());
+    }
+
+    void saveOnShutdown(@Observes ShutdownEvent event) {
+        flush();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.onceguard.payment;
+
+import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.payment.provider.ProviderEvent;
+import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.WebhookRejected;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The client side of every provider call: {@code onceguard.provider.call.duration{provider,call}} (a latency
+ * histogram) and {@code onceguard.provider.calls{provider,call,outcome}}, where the outcome is the status the
+ * provider answered ({@code succeeded}, {@code pending}, {@code requires_action}, {@code failed}, {@code canceled}),
+ * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use).
+ */
+@ApplicationScoped
+public class ProviderCallMetrics {
+
+    static final String CREATE = "create";
+    static final String RETRIEVE = "retrieve";
+    static final String UNKNOWN = "unknown";
+    static final String ERROR = "error";
+
+    @FunctionalInterface
+    interface Call {
+        ProviderPayment run() throws ProviderOutcomeUnknown;
+    }
+
+    private final MeterRegistry registry;
+
+    public ProviderCallMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The adapter with its create and retrieve calls measured. */
+    PaymentProvider measured(PaymentProvider adapter) {
+        return new Measured(adapter, this);
+    }
+
+    ProviderPayment measure(String provider, String call, Call body) throws ProviderOutcomeUnknown {
+        Timer.Sample sample = Timer.start(registry);
+        String outcome = ERROR;
+        try {
+            ProviderPayment answer = body.run();
+            outcome = answer.status().name().toLowerCase(Locale.ROOT);
+            return answer;
+        } catch (ProviderOutcomeUnknown e) {
+            outcome = UNKNOWN;
+            throw e;
+        } finally {
+            sample.stop(Timer.builder("onceguard.provider.call.duration")
+                    .description("Duration of calls to a payment provider, as onceguard's client measures them")
+                    .tag("provider", provider).tag("call", call)
+                    .publishPercentileHistogram()
+                    .register(registry));
+            Counter.builder("onceguard.provider.calls")
+                    .description("Calls to a payment provider by what came of them")
+                    .tag("provider", provider).tag("call", call).tag("outcome", outcome)
+                    .register(registry).increment();
+        }
+    }
+
+    private record Measured(PaymentProvider adapter, ProviderCallMetrics metrics) implements PaymentProvider {
+
+        @Override
+        public String name() {
+            return adapter.name();
+        }
+
+        @Override
+        public boolean enabled() {
+            return adapter.enabled();
+        }
+
+        @Override
+        public ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown {
+            return metrics.measure(adapter.name(), CREATE, () -> adapter.create(command));
+        }
+
+        @Override
+        public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
+            return metrics.measure(adapter.name(), RETRIEVE, () -> adapter.retrieve(providerPaymentId));
+        }
+
+        @Override
+        public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
+            adapter.verifyWebhook(body, headers);
+        }
+
+        @Override
+        public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
+            return adapter.parseEvent(body);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.onceguard;
+
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaConstructor;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+
+import java.net.DatagramSocket;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.channels.NetworkChannel;
+import java.time.Clock;
+import java.time.temporal.Temporal;
+import java.util.Date;
+import java.util.Set;
+import java.util.Timer;
+import java.util.concurrent.Executor;
+import java.util.random.RandomGenerator;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
+
+/** Rules about the shape of the application's classes (tests excluded), checked on every test run. */
+@AnalyzeClasses(packages = "dev.onceguard", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    /*
+     * A Quarkus native build initializes the application's classes at build time and stores their static fields in
+     * the executable. A random source there would hand every process the same seed (the builder refuses it), a thread,
+     * executor or socket cannot survive the trip, and a time read then is the build's time, not the process's.
+     * Such things belong to beans or to the method that uses them.
+     */
+
+    @ArchTest
+    static final ArchRule theEngineDependsOnNoCapability = noClasses()
+            .that().resideInAPackage("dev.onceguard.idempotency..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
+                    "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.outbox..",
+                    "dev.onceguard.fulfilment..", "dev.onceguard.maintenance..", "dev.onceguard.console..")
+            .because("operations use the idempotency engine, never the other way round");
+
+    @ArchTest
+    static final ArchRule maintenanceJobsResumeOperationsOnlyThroughTheEngine = noClasses()
+            .that().resideInAPackage("dev.onceguard.maintenance..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
+                    "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.fulfilment..",
+                    "dev.onceguard.console..")
+            .because("lease recovery hands every expired record to the engine's resume entry point, which the "
+                    + "operations register with; a job naming an operation would close a cycle with it");
+
+    @ArchTest
+    static final ArchRule noStaticFieldHoldsARandomSourceAThreadOrASocket = noFields()
+            .that().areStatic()
+            .should().haveRawType(assignableTo(RandomGenerator.class)
+                    .or(assignableTo(Thread.class))
+                    .or(assignableTo(Executor.class))
+                    .or(assignableTo(Timer.class))
+                    .or(assignableTo(Socket.class))
+                    .or(assignableTo(ServerSocket.class))
+                    .or(assignableTo(DatagramSocket.class))
+                    .or(assignableTo(NetworkChannel.class))
+                    .as("a random source, a thread, an executor, a timer or a socket"))
+            .because("a native build would capture it at build time; create it in a bean or where it is used");
+
+    @ArchTest
+    static final ArchRule noStaticInitializerReadsTheClock = classes()
+            .should(notReadTheClockWhenInitialized())
+            .because("a native build runs static initializers at build time, so the reading would be the build's");
+
+    private static final Set<String> CLOCK_READS_OF_SYSTEM = Set.of("currentTimeMillis", "nanoTime");
+    private static final Set<String> CLOCK_READS_OF_CLOCK = Set.of("millis", "instant");
+
+    private static ArchCondition<JavaClass> notReadTheClockWhenInitialized() {
+        return new ArchCondition<>("not read the clock in a static initializer") {
+            @Override
+            public void check(JavaClass javaClass, ConditionEvents events) {
+                javaClass.getStaticInitializer().map(JavaCodeUnit::getCallsFromSelf).stream()
+                        .flatMap(Set::stream)
+                        .filter(ArchitectureTest::readsTheClock)
+                        .forEach(call -> events.add(SimpleConditionEvent.violated(javaClass, call.getDescription())));
+            }
+        };
+    }
+
+    private static boolean readsTheClock(JavaCall<?> call) {
+        JavaClass owner = call.getTargetOwner();
+        String name = call.getName();
+        return owner.isEquivalentTo(System.class) && CLOCK_READS_OF_SYSTEM.contains(name)
+                || owner.isAssignableTo(Clock.class) && CLOCK_READS_OF_CLOCK.contains(name)
+                || owner.isAssignableTo(Temporal.class) && name.equals("now")
+                || owner.isEquivalentTo(Date.class) && call.getTarget().getRawParameterTypes().isEmpty()
+                && name.equals(JavaConstructor.CONSTRUCTOR_NAME);
+    }
+}

@@ -1,0 +1,173 @@
+package dev.onceguard.console;
+
+import dev.onceguard.Database;
+import dev.onceguard.TestTokens;
+import dev.onceguard.sandbox.SandboxConfig;
+import dev.onceguard.sandbox.SandboxDeliveryWorker;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+
+import static dev.onceguard.console.InvestigationPages.ONE_EBOOK;
+import static dev.onceguard.console.InvestigationPages.asSupport;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code /console/search}: every kind of id a paid order leaves behind, made through the real API and the sandbox,
+ * found whole and by its beginning; one match goes straight to its page, several are listed, a short text is only
+ * compared whole.
+ */
+@QuarkusTest
+class ConsoleSearchTest {
+
+    @Inject
+    AgroalDataSource db;
+
+    @Inject
+    SandboxDeliveryWorker sandboxWebhooks;
+
+    @Inject
+    SandboxConfig sandbox;
+
+    private final String user = TestTokens.newUser();
+    private final String orderKey = "search-order-" + UUID.randomUUID();
+    private final String paymentKey = "search-pay-" + UUID.randomUUID();
+    private final String retryRequestId = "search-retry-" + UUID.randomUUID();
+    private String orderId;
+    private String paymentId;
+    private long orderRecord;
+    private long paymentRecord;
+
+    @BeforeEach
+    void aPaidOrderWithARetry() {
+        orderId = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", orderKey)
+                .contentType("application/json").body(ONE_EBOOK).post("/api/orders")
+                .then().statusCode(201).extract().path("orderId");
+        given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", orderKey)
+                .header("X-Request-Id", retryRequestId).contentType("application/json").body(ONE_EBOOK).post("/api/orders")
+                .then().statusCode(201);
+        paymentId = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", paymentKey)
+                .contentType("application/json").body("{\"paymentMethodToken\":\"tok_success\"}")
+                .post("/api/orders/" + orderId + "/payments")
+                .then().statusCode(201).extract().path("paymentId");
+        sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5)));
+        orderRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE idempotency_key = ?", orderKey);
+        paymentRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE idempotency_key = ?", paymentKey);
+    }
+
+    private static Response search(String q) {
+        return asSupport().queryParam("q", q).get("/console/search");
+    }
+
+    /** The one match's page, as the 303 gives it. */
+    private static String jumpsTo(String q) {
+        Response response = search(q);
+        assertThat(response.statusCode()).as("search " + q).isEqualTo(303);
+        return response.header("Location").replaceFirst("^https?://[^/]+", "");
+    }
+
+    @Test
+    void eachKindOfIdLeadsStraightToItsPageWholeAndByItsBeginning() throws SQLException {
+        String providerPaymentId = text("SELECT provider_payment_id FROM payments WHERE payment_id = ?", paymentId);
+        String providerKey = text("SELECT provider_idempotency_key FROM payments WHERE payment_id = ?", paymentId);
+        String firstRequestId = text("SELECT request_id FROM idempotency_records WHERE id = ?", orderRecord);
+        long inboxId = Database.count(db, "SELECT id FROM webhook_inbox WHERE provider_payment_id = ? ORDER BY id LIMIT 1",
+                providerPaymentId);
+        String eventId = text("SELECT event_id FROM webhook_inbox WHERE id = ?", inboxId);
+        long outboxId = Database.count(db, "SELECT id FROM outbox_events WHERE aggregate_id = ?", orderId);
+
+        String order = "/console/operations/" + orderRecord;
+        String payment = "/console/operations/" + paymentRecord;
+        assertFound(orderId, order);
+        assertFound(paymentId, payment);
+        assertFound(providerPaymentId, payment);
+        assertFound(providerKey, payment);
+        assertFound(firstRequestId, order);
+        assertFound(orderKey, order);
+        assertFound(paymentKey, payment);
+        assertFound(user, "/console/users/" + user);
+        assertFound(eventId, "/console/webhooks/" + inboxId);
+        assertThat(jumpsTo(String.valueOf(outboxId))).isEqualTo(order);
+        assertThat(jumpsTo("#" + outboxId)).isEqualTo(order);
+    }
+
+    private void assertFound(String id, String page) {
+        assertThat(jumpsTo(id)).as("the whole id " + id).isEqualTo(page);
+        assertThat(jumpsTo(id.substring(0, id.length() - 1))).as("the beginning of " + id).isEqualTo(page);
+        assertThat(jumpsTo("  " + id + " ")).as("the id pasted with spaces around it").isEqualTo(page);
+    }
+
+    @Test
+    void aRetrysOwnRequestIdFindsItsOperation() {
+        // The request log is written in batches off the request path; the console reads whatever it holds.
+        Database.execute(db, """
+                INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
+                VALUES (?, ?, now(), 'REPLAYED', 201)""", orderRecord, retryRequestId);
+
+        assertThat(jumpsTo(retryRequestId)).isEqualTo("/console/operations/" + orderRecord);
+    }
+
+    @Test
+    void severalMatchesAreListedByKind() {
+        String shared = "search-" + UUID.randomUUID().toString().substring(0, 8);
+        for (String suffix : new String[] {"-a", "-b"}) {
+            given().header("Authorization", TestTokens.bearer(shared + suffix)).header("Idempotency-Key", shared + suffix)
+                    .contentType("application/json").body(ONE_EBOOK).post("/api/orders").then().statusCode(201);
+        }
+
+        String html = search(shared).then().statusCode(200).extract().asString();
+
+        assertThat(html).contains("4 matches for").contains("<h2 id=\"group-0\">Idempotency key</h2>")
+                .contains(">User</h2>")
+                .contains("href=\"/console/users/" + shared + "-a\"").contains("href=\"/console/users/" + shared + "-b\"")
+                .contains(">" + shared + "-a</a>").contains(">" + shared + "-b</a>");
+    }
+
+    @Test
+    void aTextShorterThanSixCharactersIsComparedWhole() {
+        String html = search(orderId.substring(0, 5)).then().statusCode(200).extract().asString();
+
+        assertThat(html).contains("id=\"search-none\"").contains("only whole ids are compared");
+    }
+
+    @Test
+    void nothingFoundSaysSoAndBadTextIsRefused() {
+        assertThat(search("no-such-id-" + UUID.randomUUID()).then().statusCode(200).extract().asString())
+                .contains("id=\"search-none\"");
+        assertThat(search("x".repeat(256)).statusCode()).isEqualTo(400);
+        assertThat(search("ord_\u0001").statusCode()).isEqualTo(400);
+        assertThat(search("").then().statusCode(200).extract().asString()).doesNotContain("search-none");
+    }
+
+    @Test
+    void everyConsolePageHasTheSearchBox() {
+        for (String path : new String[] {"/console", "/console/operations", "/console/stuck", "/console/webhooks",
+                "/console/conflicts", "/console/outbox", "/console/jobs", "/console/audit", "/console/users/" + user,
+                "/console/operations/" + orderRecord}) {
+            assertThat(asSupport().get(path).then().statusCode(200).extract().asString()).as(path)
+                    .contains("<form class=\"search\" method=\"get\" action=\"/console/search\" role=\"search\">");
+        }
+    }
+
+    private String text(String sql, Object parameter) throws SQLException {
+        try (Connection connection = db.getConnection(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, parameter);
+            try (ResultSet row = statement.executeQuery()) {
+                assertThat(row.next()).as(sql).isTrue();
+                return row.getString(1);
+            }
+        }
+    }
+}
