@@ -112,7 +112,7 @@ public class RequestLogList {
             parameters.add(cursor.at());
             parameters.add(cursor.id());
         });
-        sql.append("""
+        sql.append(" ").append("""
                  ORDER BY received_at DESC, id DESC LIMIT ?) l
                   LEFT JOIN idempotency_records r ON r.id = l.record_id
                  ORDER BY l.received_at DESC, l.id DESC""");
