@@ -32,10 +32,11 @@ public class Reconciliation {
     private static final Logger LOG = Logger.getLogger(Reconciliation.class);
     static final int BATCH = 100;
 
-    public record Result(int resumed, int stillUnknown, int pendingChecked, int pendingResolved) {
+    /** @param failed operations whose resumption threw; each is logged and left for the next run */
+    public record Result(int resumed, int stillUnknown, int failed, int pendingChecked, int pendingResolved) {
 
         public Map<String, Long> counts() {
-            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown,
+            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown, "failed", (long) failed,
                     "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved);
         }
     }
@@ -74,9 +75,17 @@ public class Reconciliation {
     public Result reconcile(Cause cause) {
         int resumed = 0;
         int stillUnknown = 0;
+        int failed = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
-            Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
-                    .map(checkpoint -> payments.resume(recordId, checkpoint, cause));
+            Optional<IdempotentResponse> response;
+            try {
+                response = idempotency.takeOver(recordId).map(checkpoint -> payments.resume(recordId, checkpoint, cause));
+            } catch (RuntimeException e) {
+                // one payment the provider refuses must not keep the others unresolved
+                LOG.errorf(e, "reconciliation could not resume operation %d", recordId);
+                failed++;
+                continue;
+            }
             if (response.isPresent()) {
                 resumed++;
                 if (response.get().stored().status() == 202) {
@@ -92,7 +101,7 @@ public class Reconciliation {
                 resolved++;
             }
         }
-        return new Result(resumed, stillUnknown, checked, resolved);
+        return new Result(resumed, stillUnknown, failed, checked, resolved);
     }
 
     @SuppressWarnings("unchecked")

@@ -1,6 +1,5 @@
 package dev.onceguard.console;
 
-import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.scheduler.Scheduler;
@@ -45,8 +44,12 @@ class ConsoleAdminActionsTest {
     @Inject
     AgroalDataSource db;
 
+    /** The sandbox provider's webhook worker, which would otherwise deliver on its own schedule. */
+    private static final String SANDBOX_DELIVERIES = "sandbox-webhook-delivery";
+
     @Inject
     Scheduler scheduler;
+
 
     @Test
     void releaseDeletesAnOperationAbandonedBeforeAnyExternalCallAndTheKeyWorksAgain() {
@@ -123,12 +126,20 @@ class ConsoleAdminActionsTest {
                 + "provider_idempotency_key, payment_method_token, created_at, updated_at) "
                 + "VALUES (?, ?, ?, 'CREATED', 1500.00, 'RUB', 'sandbox', ?, 'tok_success', now(), now())",
                 paymentId, orderId, user, "onceguard-" + paymentId);
-        // without payment_id metadata the sandbox's own webhook cannot settle the payment before the admin acts: it
-        // waits (PENDING_MATCH) until reconciliation tells the payment its provider id
-        given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
-                .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
-                        + "\"metadata\":{\"order_id\":\"" + orderId + "\"}}")
-                .post("/sandbox/v1/payments").then().statusCode(201);
+        // the provider's webhook, which would settle the payment by its metadata, comes only after the admin acted
+        scheduler.pause(SANDBOX_DELIVERIES);
+        try {
+            given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
+                    .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
+                            + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
+                    .post("/sandbox/v1/payments").then().statusCode(201);
+            sendToReconciliationOfACrashedPayment(user, orderId, paymentId);
+        } finally {
+            scheduler.resume(SANDBOX_DELIVERIES);
+        }
+    }
+
+    private void sendToReconciliationOfACrashedPayment(String user, String orderId, String paymentId) {
         long id = MachinerySeeds.processing(db, user, "create-payment", "crashed-after-call", "payment_created",
                 paymentId, true);
         String path = "/console/stuck/" + id + "/reconcile";
@@ -242,7 +253,7 @@ class ConsoleAdminActionsTest {
     }
 
     @Test
-    void retryNowQueuesADeadOutboxEventAgainDueNowWithItsAttemptsReset() throws InterruptedException {
+    void retryNowQueuesADeadOutboxEventAgainDueNowWithItsAttemptsReset() {
         long id = MachinerySeeds.deadOutboxEvent(db);
         String path = "/console/outbox/" + id + "/retry";
         assertThat(page(ADMIN, "/console/outbox?status=DEAD").asString()).contains("action=\"" + path + "\"");
@@ -250,23 +261,18 @@ class ConsoleAdminActionsTest {
         assertRefusedToSupportAndWithoutToken("/console/outbox?status=DEAD", path, "outbox-event", id,
                 "SELECT status || ' ' || attempts FROM outbox_events WHERE id = " + id);
 
-        PaidOrders.holdScheduledRelay(scheduler);
-        try {
-            Response done = post(ADMIN, path, form(ADMIN, "/console/outbox?status=DEAD"));
+        Response done = post(ADMIN, path, form(ADMIN, "/console/outbox?status=DEAD"));
 
-            assertThat(done.statusCode()).isEqualTo(303);
-            assertThat(done.header("Location")).endsWith("/console/outbox?notice=outbox-requeued&target=" + id);
-            assertThat(text("SELECT status || ' ' || attempts || ' ' || (next_attempt_at <= now()) FROM outbox_events"
-                    + " WHERE id = " + id)).isEqualTo("PENDING 0 true");
-            assertThat(lastAudit("outbox-event", id)).isEqualTo("admin retry-now outbox-event " + id + " done");
+        assertThat(done.statusCode()).isEqualTo(303);
+        assertThat(done.header("Location")).endsWith("/console/outbox?notice=outbox-requeued&target=" + id);
+        assertThat(text("SELECT status || ' ' || attempts || ' ' || (next_attempt_at <= now()) FROM outbox_events"
+                + " WHERE id = " + id)).isEqualTo("PENDING 0 true");
+        assertThat(lastAudit("outbox-event", id)).isEqualTo("admin retry-now outbox-event " + id + " done");
 
-            Response again = post(ADMIN, path, form(ADMIN, "/console/outbox"));
+        Response again = post(ADMIN, path, form(ADMIN, "/console/outbox"));
 
-            assertThat(again.header("Location")).contains("notice=outbox-already-resolved");
-            assertThat(lastAudit("outbox-event", id)).isEqualTo("admin retry-now outbox-event " + id + " already-resolved");
-        } finally {
-            PaidOrders.releaseScheduledRelay(scheduler);
-        }
+        assertThat(again.header("Location")).contains("notice=outbox-already-resolved");
+        assertThat(lastAudit("outbox-event", id)).isEqualTo("admin retry-now outbox-event " + id + " already-resolved");
     }
 
     @Test
@@ -296,20 +302,15 @@ class ConsoleAdminActionsTest {
     }
 
     @Test
-    void everyJobCanBeRunFromTheConsole() throws InterruptedException {
+    void everyJobCanBeRunFromTheConsole() {
         ConsoleClient.Form form = form(ADMIN, "/console/jobs");
-        PaidOrders.holdScheduledRelay(scheduler);
-        try {
-            for (String job : List.of("retention-cleanup", "reconciliation", "outbox-relay")) {
-                long before = count(db, "SELECT count(*) FROM job_runs WHERE job = ?", job);
+        for (String job : List.of("retention-cleanup", "reconciliation", "outbox-relay")) {
+            long before = count(db, "SELECT count(*) FROM job_runs WHERE job = ?", job);
 
-                Response done = post(ADMIN, "/console/jobs/" + job + "/run", form);
+            Response done = post(ADMIN, "/console/jobs/" + job + "/run", form);
 
-                assertThat(done.header("Location")).as(job).contains("notice=job-succeeded&target=" + job);
-                assertThat(count(db, "SELECT count(*) FROM job_runs WHERE job = ?", job)).as(job).isEqualTo(before + 1);
-            }
-        } finally {
-            PaidOrders.releaseScheduledRelay(scheduler);
+            assertThat(done.header("Location")).as(job).contains("notice=job-succeeded&target=" + job);
+            assertThat(count(db, "SELECT count(*) FROM job_runs WHERE job = ?", job)).as(job).isEqualTo(before + 1);
         }
     }
 
