@@ -1,7 +1,7 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -42,17 +42,15 @@ public class Reconciliation {
     }
 
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
     private final EntityManager em;
     private final Jobs jobs;
 
-    public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
+    public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
                           PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs) {
         this.idempotency = idempotency;
-        this.payments = payments;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
@@ -77,18 +75,18 @@ public class Reconciliation {
         int stillUnknown = 0;
         int failed = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
-            Optional<IdempotentResponse> response;
+            Resumption resumption;
             try {
-                response = idempotency.takeOver(recordId).map(checkpoint -> payments.resume(recordId, checkpoint, cause));
+                resumption = idempotency.resume(recordId, cause);
             } catch (RuntimeException e) {
                 // one payment the provider refuses must not keep the others unresolved
                 LOG.errorf(e, "reconciliation could not resume operation %d", recordId);
                 failed++;
                 continue;
             }
-            if (response.isPresent()) {
+            if (resumption instanceof Resumption.Resumed done) {
                 resumed++;
-                if (response.get().stored().status() == 202) {
+                if (done.response().stored().status() == 202) {
                     stillUnknown++;
                 }
             }

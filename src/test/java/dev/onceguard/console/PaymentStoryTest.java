@@ -5,7 +5,6 @@ import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.RequestLog;
 import dev.onceguard.payment.Reconciliation;
 import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
-import dev.onceguard.platform.Ids;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -51,9 +50,6 @@ class PaymentStoryTest {
 
     @Inject
     RequestLog requestLog;
-
-    @Inject
-    Ids ids;
 
     @ConfigProperty(name = "onceguard.webhooks.sandbox.secret")
     String sandboxSecret;
@@ -139,7 +135,7 @@ class PaymentStoryTest {
     @Test
     void aCrashBetweenThePhasesIsSettledByReconciliationAndThePageSaysTheClientGotNoAnswer() {
         String orderId = newOrder();
-        String paymentId = ids.next("pay");
+        String paymentId = "pay_" + UUID.randomUUID();
         // phase (a) committed, then the process died before it called the provider: no answer was ever sent
         execute(db, """
                 INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
@@ -170,7 +166,7 @@ class PaymentStoryTest {
     @Test
     void anAdminsSendToReconciliationSettlesAnUnknownPaymentAndItsAuditEntryIsNamed() {
         String orderId = newOrder();
-        String paymentId = ids.next("pay");
+        String paymentId = "pay_" + UUID.randomUUID();
         // the provider was unreachable: the payment is UNKNOWN and the provider never saw it
         execute(db, """
                 INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
