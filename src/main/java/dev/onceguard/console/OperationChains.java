@@ -44,12 +44,15 @@ public class OperationChains {
     private final ConsoleReads reads;
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
+    private final JobSwitches jobSwitches;
 
     public OperationChains(ConsoleReads reads, ObjectMapper json,
-                           @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow) {
+                           @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow,
+                           JobSwitches jobSwitches) {
         this.reads = reads;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
+        this.jobSwitches = jobSwitches;
     }
 
     public Optional<OperationChain> load(long recordId) {
@@ -89,7 +92,7 @@ public class OperationChains {
                 (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count(),
                 webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
                 (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
-                sameCart, doubleSubmissionWindow, now));
+                sameCart, doubleSubmissionWindow, now, jobSwitches.notAtWork()));
         List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,
                 outboxEvents, effects, sameCart);
         return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,

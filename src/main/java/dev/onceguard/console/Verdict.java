@@ -1,10 +1,13 @@
 package dev.onceguard.console;
 
+import dev.onceguard.maintenance.Jobs;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The plain-language answer at the top of an operation's page: one intent or several, and what it produced.
@@ -39,13 +42,35 @@ public record Verdict(String tone, String headline, List<String> findings, List<
      * @param extraDeliveries    webhook deliveries beyond the first of each event of those payments
      * @param licenses           licenses issued for that order
      * @param window             within it, the same cart under two keys is a possible double submission
+     * @param jobsNotAtWork      the jobs switched off on this replica or whose latest run failed
      */
     public record Facts(String status, Instant leaseExpiresAt, String recoveryPoint, int replayCount,
                         Integer responseStatus, String refusalCode, int conflicts, int orders, int charges,
-                        int extraDeliveries, int licenses, List<SameCart> sameCart, Duration window, Instant now) {
+                        int extraDeliveries, int licenses, List<SameCart> sameCart, Duration window, Instant now,
+                        Set<String> jobsNotAtWork) {
+
+        /** The facts with every job at work. */
+        public Facts(String status, Instant leaseExpiresAt, String recoveryPoint, int replayCount,
+                     Integer responseStatus, String refusalCode, int conflicts, int orders, int charges,
+                     int extraDeliveries, int licenses, List<SameCart> sameCart, Duration window, Instant now) {
+            this(status, leaseExpiresAt, recoveryPoint, replayCount, responseStatus, refusalCode, conflicts, orders,
+                    charges, extraDeliveries, licenses, sameCart, window, now, Set.of());
+        }
     }
 
     private enum Tone { OK, WARN, BAD }
+
+    /** What finishes a stuck operation, never promising a job that is switched off or failing. */
+    private static String whoFinishesIt(Set<String> jobsNotAtWork) {
+        boolean leaseRecovery = !jobsNotAtWork.contains(Jobs.LEASE_RECOVERY);
+        boolean reconciliation = !jobsNotAtWork.contains(Jobs.RECONCILIATION);
+        return (leaseRecovery ? "Lease recovery or the next retry with the same key finishes it from there; "
+                : "Lease recovery is not at work (switched off here or failing), so only the next retry with the same "
+                + "key or an admin action on the stuck page finishes it; ")
+                + (reconciliation ? "a payment with an unknown outcome goes to reconciliation, never to a second charge."
+                : "a payment with an unknown outcome waits, never charged twice, since reconciliation is not at work "
+                + "either (switched off here or failing).");
+    }
 
     public static Verdict of(Facts facts) {
         Tone tone = Tone.OK;
@@ -56,8 +81,7 @@ public record Verdict(String tone, String headline, List<String> findings, List<
                     tone = Tone.BAD;
                     headline = "Stuck past its lease: still PROCESSING at recovery point " + facts.recoveryPoint()
                             + ", its lease ran out " + span(Duration.between(facts.leaseExpiresAt(), facts.now()))
-                            + " ago. Lease recovery or the next retry with the same key finishes it from there; "
-                            + "a payment with an unknown outcome goes to reconciliation, never to a second charge.";
+                            + " ago. " + whoFinishesIt(facts.jobsNotAtWork());
                 } else {
                     tone = Tone.WARN;
                     headline = "Still in progress: the first request is running (recovery point "

@@ -8,6 +8,7 @@ import com.microsoft.playwright.Playwright;
 import com.microsoft.playwright.options.AriaRole;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -61,6 +62,9 @@ class ConsoleBrowserTest {
 
     @Inject
     AgroalDataSource db;
+
+    @Inject
+    RequestLog requestLog;
 
     @BeforeAll
     static void startChromium() throws IOException {
@@ -141,7 +145,7 @@ class ConsoleBrowserTest {
             });
             page.keyboard().press("Enter");
 
-            Locator notice = page.locator(".notice");
+            Locator notice = page.locator(".notice[role='status']");
             assertThat(notice).containsText("Operation " + recordId + " released");
             assertThat(Database.count(db, "SELECT count(*) FROM idempotency_records WHERE id = ?", recordId)).isZero();
             screenshot(page, "stuck-released");
@@ -225,6 +229,7 @@ class ConsoleBrowserTest {
                         SELECT coalesce(max(w.delivery_count), 0) FROM webhook_inbox w
                           JOIN payments p ON p.provider = w.provider AND p.provider_payment_id = w.provider_payment_id
                          WHERE p.order_id = ?""", orderId) == 3);
+        requestLog.flush();
         return new Purchase(userId, key, orderId);
     }
 
