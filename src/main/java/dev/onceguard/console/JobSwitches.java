@@ -8,8 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import static dev.onceguard.console.ConsoleReads.instant;
 
@@ -74,11 +72,6 @@ public class JobSwitches {
             }
         }
         return List.copyOf(warnings);
-    }
-
-    /** The names of the jobs switched off here or whose latest run failed. */
-    public Set<String> notAtWork() {
-        return warnings().stream().map(Warning::job).collect(Collectors.toUnmodifiableSet());
     }
 
     /** The warnings about the jobs that finish stuck operations and unknown payments. */

@@ -1,13 +1,10 @@
 package dev.onceguard.console;
 
-import dev.onceguard.maintenance.Jobs;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The plain-language answer at the top of an operation's page: one intent or several, and what it produced.
@@ -42,46 +39,39 @@ public record Verdict(String tone, String headline, List<String> findings, List<
      * @param extraDeliveries    webhook deliveries beyond the first of each event of those payments
      * @param licenses           licenses issued for that order
      * @param window             within it, the same cart under two keys is a possible double submission
-     * @param jobsNotAtWork      the jobs switched off on this replica or whose latest run failed
      */
     public record Facts(String status, Instant leaseExpiresAt, String recoveryPoint, int replayCount,
                         Integer responseStatus, String refusalCode, int conflicts, int orders, int charges,
-                        int extraDeliveries, int licenses, List<SameCart> sameCart, Duration window, Instant now,
-                        Set<String> jobsNotAtWork) {
-
-        /** The facts with every job at work. */
-        public Facts(String status, Instant leaseExpiresAt, String recoveryPoint, int replayCount,
-                     Integer responseStatus, String refusalCode, int conflicts, int orders, int charges,
-                     int extraDeliveries, int licenses, List<SameCart> sameCart, Duration window, Instant now) {
-            this(status, leaseExpiresAt, recoveryPoint, replayCount, responseStatus, refusalCode, conflicts, orders,
-                    charges, extraDeliveries, licenses, sameCart, window, now, Set.of());
-        }
+                        int extraDeliveries, int licenses, List<SameCart> sameCart, Duration window, Instant now) {
     }
 
     private enum Tone { OK, WARN, BAD }
 
-    /** What finishes a stuck operation, never promising a job that is switched off or failing. */
-    private static String whoFinishesIt(Set<String> jobsNotAtWork) {
-        boolean leaseRecovery = !jobsNotAtWork.contains(Jobs.LEASE_RECOVERY);
-        boolean reconciliation = !jobsNotAtWork.contains(Jobs.RECONCILIATION);
-        return (leaseRecovery ? "Lease recovery or the next retry with the same key finishes it from there; "
-                : "Lease recovery is not at work (switched off here or failing), so only the next retry with the same "
-                + "key or an admin action on the stuck page finishes it; ")
-                + (reconciliation ? "a payment with an unknown outcome goes to reconciliation, never to a second charge."
-                : "a payment with an unknown outcome waits, never charged twice, since reconciliation is not at work "
-                + "either (switched off here or failing).");
+    public static Verdict of(Facts facts) {
+        return of(facts, null, null);
     }
 
-    public static Verdict of(Facts facts) {
+    /**
+     * @param story how a payment operation really went (null for other operations); its headline, when something
+     *              went wrong on the way, replaces the ordinary one, and its tone is never "ok"
+     * @param jobs  which recovery jobs run here, so that a stuck operation is promised only what will happen
+     */
+    public static Verdict of(Facts facts, PaymentStory story, RecoveryJobs jobs) {
         Tone tone = Tone.OK;
         String headline;
         switch (facts.status()) {
             case "PROCESSING" -> {
-                if (facts.leaseExpiresAt() != null && !facts.leaseExpiresAt().isAfter(facts.now())) {
+                if (story != null && story.headline() != null) {
+                    tone = Tone.WARN;
+                    headline = story.headline();
+                } else if (facts.leaseExpiresAt() != null && !facts.leaseExpiresAt().isAfter(facts.now())) {
                     tone = Tone.BAD;
                     headline = "Stuck past its lease: still PROCESSING at recovery point " + facts.recoveryPoint()
                             + ", its lease ran out " + span(Duration.between(facts.leaseExpiresAt(), facts.now()))
-                            + " ago. " + whoFinishesIt(facts.jobsNotAtWork());
+                            + " ago. " + (jobs == null ? "Lease recovery or the next retry with the same key finishes it "
+                            + "from there; a payment with an unknown outcome goes to reconciliation, never to a second charge."
+                            : "started".equals(facts.recoveryPoint()) ? capitalized(jobs.whatFinishesAStart()) + "."
+                            : capitalized(jobs.whatFinishesAPayment()) + ", never with a second charge.");
                 } else {
                     tone = Tone.WARN;
                     headline = "Still in progress: the first request is running (recovery point "
@@ -98,6 +88,11 @@ public record Verdict(String tone, String headline, List<String> findings, List<
             default -> {
                 if (facts.charges() > 1) {
                     tone = Tone.BAD;
+                }
+                if (story != null && story.headline() != null) {
+                    tone = worse(tone, Tone.WARN);
+                    headline = story.headline();
+                    break;
                 }
                 headline = "One intent, " + (facts.replayCount() == 0 ? "sent once" : "retried " + times(facts.replayCount(), "time", "times"))
                         + ": " + (facts.orders() == 0 ? "no order" : facts.orders() == 1 ? "one order" : facts.orders() + " orders")
@@ -150,6 +145,10 @@ public record Verdict(String tone, String headline, List<String> findings, List<
             return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
         }
         return seconds / 86_400 + " d " + seconds % 86_400 / 3600 + " h";
+    }
+
+    private static String capitalized(String text) {
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     private static String times(int count, String one, String many) {

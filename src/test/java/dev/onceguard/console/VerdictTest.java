@@ -89,22 +89,6 @@ class VerdictTest {
     }
 
     @Test
-    void aStuckVerdictNeverPromisesAJobThatIsNotAtWork() {
-        Verdict allAtWork = Verdict.of(new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
-                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW, java.util.Set.of()));
-        Verdict recoveryOff = Verdict.of(new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
-                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW,
-                java.util.Set.of(dev.onceguard.maintenance.Jobs.LEASE_RECOVERY, dev.onceguard.maintenance.Jobs.RECONCILIATION)));
-
-        assertThat(allAtWork.headline()).contains("Lease recovery or the next retry with the same key finishes it");
-        assertThat(recoveryOff.headline()).doesNotContain("Lease recovery or the next retry")
-                .doesNotContain("goes to reconciliation")
-                .contains("Lease recovery is not at work (switched off here or failing), so only the next retry with "
-                        + "the same key or an admin action on the stuck page finishes it")
-                .contains("since reconciliation is not at work either");
-    }
-
-    @Test
     void aStoredRefusalCreatedNothing() {
         Verdict verdict = Verdict.of(new Verdict.Facts("FAILED", null, "finished", 2, 409, "OUT_OF_STOCK", 0, 0, 0, 0,
                 0, List.of(), WINDOW, NOW));
