@@ -2,7 +2,7 @@
 """CPU cost per request of the packaged service, beside the peer and pgbench, in one run.
 
   python3 bench/cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--conns "1 8 32"]
-      [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer] [--no-peer]
+      [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer] [--peer-dir DIR] [--no-peer]
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with alternating new-key and replay
    load until the C2 compiler threads used under 2% of a 10 s slice (printed per slice, 300 s at most);
@@ -16,7 +16,6 @@
 import argparse, json, os, re, subprocess, sys, time, urllib.request
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
-PEER = "/work/shared/peer-fastapi"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -121,10 +120,13 @@ def main():
     ap.add_argument("--db", default="h4_bench")
     ap.add_argument("--peer-port", type=int, default=18145)
     ap.add_argument("--peer-db", default="h4_peer")
+    ap.add_argument("--peer-dir", default=os.environ.get("BENCH_PEER_DIR", "/work/shared/peer-fastapi"),
+                    help="the FastAPI + Redis peer (app.py, serve_nodelay.py, wrk/unique.lua, wrk/replay.lua)")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--no-pgbench", action="store_true")
     a = ap.parse_args()
     conns = [int(c) for c in a.conns.split()]
+    PEER = a.peer_dir
     base = f"http://127.0.0.1:{a.port}"
     tag = "r" + time.strftime("%H%M%S")
     results = []

@@ -1,7 +1,7 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -41,17 +41,15 @@ public class Reconciliation {
     }
 
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
     private final EntityManager em;
     private final Jobs jobs;
 
-    public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
+    public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
                           PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs) {
         this.idempotency = idempotency;
-        this.payments = payments;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
@@ -75,11 +73,9 @@ public class Reconciliation {
         int resumed = 0;
         int stillUnknown = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
-            Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
-                    .map(checkpoint -> payments.resume(recordId, checkpoint, cause));
-            if (response.isPresent()) {
+            if (idempotency.resume(recordId, cause) instanceof Resumption.Resumed resumption) {
                 resumed++;
-                if (response.get().stored().status() == 202) {
+                if (resumption.response().stored().status() == 202) {
                     stillUnknown++;
                 }
             }

@@ -119,9 +119,11 @@ class ConsoleAdminActionsTest {
                 + "provider_idempotency_key, payment_method_token, created_at, updated_at) "
                 + "VALUES (?, ?, ?, 'CREATED', 1500.00, 'RUB', 'sandbox', ?, 'tok_success', now(), now())",
                 paymentId, orderId, user, "onceguard-" + paymentId);
+        // without payment_id metadata the sandbox's own webhook cannot settle the payment before the admin acts: it
+        // waits (PENDING_MATCH) until reconciliation tells the payment its provider id
         given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
                 .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
-                        + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
+                        + "\"metadata\":{\"order_id\":\"" + orderId + "\"}}")
                 .post("/sandbox/v1/payments").then().statusCode(201);
         long id = MachinerySeeds.processing(db, user, "create-payment", "crashed-after-call", "payment_created",
                 paymentId, true);
@@ -186,6 +188,26 @@ class ConsoleAdminActionsTest {
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE id = ? AND status = 'PROCESSING'", id))
                 .isEqualTo(1);
         assertThat(lastAudit("idempotency-record", id)).isEqualTo("admin send-to-reconciliation idempotency-record " + id + " refused");
+    }
+
+    @Test
+    void reprocessAppliesAnIgnoredWebhookEventAndTheStateChangeNamesTheAuditEntry() {
+        MachinerySeeds.Payment payment = MachinerySeeds.payment(db, MachinerySeeds.TESTPAY, "PENDING");
+        long id = MachinerySeeds.failedWebhook(db, payment.providerPaymentId());
+        execute(db, "UPDATE webhook_inbox SET status = 'IGNORED', reason = 'unknown payment', last_error = NULL,"
+                + " processed_at = now() WHERE id = ?", id);
+
+        Response done = post(ADMIN, "/console/webhooks/" + id + "/reprocess", form(ADMIN, "/console/webhooks?status=IGNORED"));
+
+        assertThat(done.header("Location")).endsWith("/console/webhooks?notice=webhook-processed&target=" + id);
+        assertThat(text("SELECT status || ' ' || payment_id FROM webhook_inbox WHERE id = " + id))
+                .isEqualTo("PROCESSED " + payment.paymentId());
+        assertThat(lastAudit("webhook-event", id)).isEqualTo("admin reprocess webhook-event " + id + " done");
+        String auditId = text("SELECT id::text FROM console_audit WHERE target_type = 'webhook-event' AND target_id = '"
+                + id + "' ORDER BY id DESC LIMIT 1");
+        assertThat(text("SELECT from_status || '>' || to_status || ' ' || cause || ' ' || cause_ref FROM state_transitions"
+                + " WHERE subject_type = 'payment' AND subject_id = '" + payment.paymentId() + "'"))
+                .isEqualTo("PENDING>SUCCEEDED admin " + auditId);
     }
 
     @Test

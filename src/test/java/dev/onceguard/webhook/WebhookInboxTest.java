@@ -233,6 +233,9 @@ class WebhookInboxTest {
                 eventId)).isEqualTo("REJECTED " + paid.paymentId() + ": amount mismatch: the event says 150.00 RUB, payment "
                 + paid.paymentId() + " is 1500.00 RUB");
         assertThat(events("rejected")).isEqualTo(rejectedBefore + 1);
+        assertThat(given().auth().preemptive().basic("support", "support-password").get("/console/webhooks?status=REJECTED")
+                .then().statusCode(200).extract().asString())
+                .contains(eventId, "amount mismatch: the event says 150.00 RUB", paid.paymentId());
         assertThat(given().get("/q/metrics").asString()).containsPattern(
                 "onceguard_webhook_events_total\\{[^}]*outcome=\"rejected\"[^}]*provider=\"" + TestPayProvider.NAME + "\"");
     }
