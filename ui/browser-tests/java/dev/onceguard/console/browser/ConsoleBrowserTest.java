@@ -102,7 +102,7 @@ class ConsoleBrowserTest {
             page.locator("nav[aria-label='Console sections']").getByRole(AriaRole.LINK,
                     new Locator.GetByRoleOptions().setName("Operations").setExact(true)).click();
             page.getByLabel("Idempotency key").fill(purchase.key());
-            page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Search")).click();
+            page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Search").setExact(true)).click();
             assertThat(page.locator("tbody tr")).hasCount(1);
             page.getByRole(AriaRole.LINK, new Page.GetByRoleOptions().setName(purchase.key())).click();
 
