@@ -43,7 +43,16 @@ app.kubernetes.io/part-of: onceguard
 {{- end }}
 
 {{- define "onceguard.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* The fewest replicas that run: the autoscaler's minimum, or replicaCount. */}}
+{{- define "onceguard.minReplicas" -}}
+{{- if .Values.autoscaling.enabled }}{{ .Values.autoscaling.minReplicas }}{{ else }}{{ .Values.replicaCount }}{{ end }}
 {{- end }}
 
 {{/* The environment variable Quarkus reads for a property: onceguard.jobs.outbox-relay.every -> ONCEGUARD_JOBS_OUTBOX_RELAY_EVERY */}}

@@ -174,19 +174,24 @@ public class IdempotencyRecords {
         });
     }
 
+    /** A record taken over: its operation and where that operation stands. */
+    record TakenOver(String operation, Checkpoint checkpoint) {
+    }
+
     /** Takes an expired lease: of two takers exactly one gets the checkpoint back. */
-    Optional<Checkpoint> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
+    Optional<TakenOver> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement take = connection.prepareStatement("""
                      UPDATE idempotency_records SET lease_expires_at = ?
                       WHERE id = ? AND status = 'PROCESSING' AND lease_expires_at <= ?
-                     RETURNING recovery_point, resource_type, resource_id""")) {
+                     RETURNING operation, recovery_point, resource_type, resource_id""")) {
             take.setTimestamp(1, Timestamp.from(leaseExpiresAt));
             take.setLong(2, recordId);
             take.setTimestamp(3, Timestamp.from(now));
             try (ResultSet row = take.executeQuery()) {
                 return row.next()
-                        ? Optional.of(new Checkpoint(row.getString(1), row.getString(2), row.getString(3)))
+                        ? Optional.of(new TakenOver(row.getString(1),
+                                new Checkpoint(row.getString(2), row.getString(3), row.getString(4))))
                         : Optional.empty();
             }
         } catch (SQLException e) {

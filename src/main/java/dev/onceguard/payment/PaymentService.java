@@ -9,6 +9,7 @@ import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.Operation;
 import dev.onceguard.idempotency.PhasedOperation;
+import dev.onceguard.idempotency.ResumableOperation;
 import dev.onceguard.idempotency.StoredResponse;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CustomerAction;
@@ -48,7 +49,7 @@ import java.util.function.Consumer;
  * A retry or reconciliation resumes from the checkpoint with {@link #resume}: never a fresh provider key.
  */
 @ApplicationScoped
-public class PaymentService {
+public class PaymentService implements ResumableOperation {
 
     public static final String RESOURCE_TYPE = "payment";
     static final String PAYMENT_CREATED = "payment_created";
@@ -70,6 +71,11 @@ public class PaymentService {
         this.outcomes = outcomes;
         this.em = em;
         this.ids = ids;
+    }
+
+    @Override
+    public String operation() {
+        return Operation.CREATE_PAYMENT.wireName();
     }
 
     public IdempotentResponse pay(IdempotentRequest<CreatePaymentRequest> request, String orderId) {
@@ -138,6 +144,7 @@ public class PaymentService {
      *
      * @param cause who resumes it, recorded with every state change the provider's answer makes
      */
+    @Override
     public IdempotentResponse resume(long recordId, Checkpoint checkpoint, Cause cause) {
         Payment payment = QuarkusTransaction.requiringNew().call(() -> Payment.<Payment>findById(checkpoint.resourceId()));
         boolean waitsForCustomer = payment.status == Payment.Status.REQUIRES_ACTION;
@@ -172,7 +179,7 @@ public class PaymentService {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void finishSettled(String paymentId) {
-        Payment current = Payment.findById(paymentId);
+        Payment current = freshPayment(paymentId);
         if (current.idempotencyRecordId == null || !PaymentStates.MACHINE.isFinal(current.status)) {
             return;
         }
@@ -189,7 +196,7 @@ public class PaymentService {
                                       CustomerAction customerAction) {
         return QuarkusTransaction.requiringNew().call(() -> {
             applyWhatIsKnown.accept(payment);
-            Payment current = Payment.findById(payment.paymentId);
+            Payment current = freshPayment(payment.paymentId);
             if (current.status == Payment.Status.UNKNOWN || current.status == Payment.Status.REQUIRES_ACTION) {
                 boolean unknown = current.status == Payment.Status.UNKNOWN;
                 idempotency.leaveUnfinished(recordId, new Checkpoint(unknown ? OUTCOME_UNKNOWN : REQUIRES_ACTION,
@@ -211,6 +218,13 @@ public class PaymentService {
             return idempotency.replayOf(recordId).orElseThrow(() -> new IllegalStateException(
                     "record " + recordId + " was neither completable nor finished"));
         });
+    }
+
+    /** The payment as the database has it now: the state machine moves it with SQL, past any entity already loaded. */
+    private Payment freshPayment(String paymentId) {
+        Payment payment = Payment.findById(paymentId);
+        em.refresh(payment);
+        return payment;
     }
 
     private StoredResponse finalResponse(Payment current) {

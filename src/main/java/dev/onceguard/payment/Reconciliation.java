@@ -1,7 +1,7 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -21,9 +21,10 @@ import java.util.Optional;
 
 /**
  * Resolves payment attempts whose outcome onceguard does not know, by asking the provider, never by a blind
- * new call: an UNKNOWN attempt's operation is taken over (once its lease is free) and resumed with the same
- * provider key, which finishes its idempotency record so the client's retry replays the final answer; a PENDING
- * attempt that has been quiet for a while is looked up by its provider payment id.
+ * new call: an UNKNOWN attempt's operation, or a CREATED one whose process died before it stored the provider's
+ * answer (its lease ran out), is taken over and resumed with the same provider key, which finishes its idempotency
+ * record so the client's retry replays the final answer; a PENDING attempt that has been quiet for a while is looked
+ * up by its provider payment id.
  */
 @ApplicationScoped
 public class Reconciliation {
@@ -40,17 +41,15 @@ public class Reconciliation {
     }
 
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
     private final EntityManager em;
     private final Jobs jobs;
 
-    public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
+    public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
                           PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs) {
         this.idempotency = idempotency;
-        this.payments = payments;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
@@ -74,11 +73,9 @@ public class Reconciliation {
         int resumed = 0;
         int stillUnknown = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
-            Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
-                    .map(checkpoint -> payments.resume(recordId, checkpoint, cause));
-            if (response.isPresent()) {
+            if (idempotency.resume(recordId, cause) instanceof Resumption.Resumed resumption) {
                 resumed++;
-                if (response.get().stored().status() == 202) {
+                if (resumption.response().stored().status() == 202) {
                     stillUnknown++;
                 }
             }
@@ -94,13 +91,22 @@ public class Reconciliation {
         return new Result(resumed, stillUnknown, checked, resolved);
     }
 
+    @SuppressWarnings("unchecked")
     private List<Long> operationsOfUnknownPayments() {
-        return QuarkusTransaction.requiringNew().call(() -> em.createQuery("""
-                        select p.idempotencyRecordId from Payment p
-                         where p.status = dev.onceguard.payment.Payment.Status.UNKNOWN
-                         order by p.updatedAt""", Long.class)
-                .setMaxResults(BATCH)
+        List<Number> ids = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
+                        SELECT p.idempotency_record_id FROM payments p
+                         WHERE p.idempotency_record_id IS NOT NULL
+                           AND (p.status = 'UNKNOWN'
+                                OR (p.status = 'CREATED' AND EXISTS (
+                                    SELECT 1 FROM idempotency_records r
+                                     WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING'
+                                       AND r.lease_expires_at <= :now)))
+                         ORDER BY p.updated_at
+                         LIMIT :batch""")
+                .setParameter("now", Timestamps.now())
+                .setParameter("batch", BATCH)
                 .getResultList());
+        return ids.stream().map(Number::longValue).toList();
     }
 
     private List<Payment> quietPendingPayments() {

@@ -8,6 +8,8 @@ import io.quarkus.vertx.http.runtime.security.HttpAuthenticator;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import org.hibernate.exception.JDBCConnectionException;
@@ -16,6 +18,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import java.nio.channels.ClosedChannelException;
 import java.sql.SQLTransientException;
+import java.util.Optional;
 
 /**
  * Turns every failure into {@code application/problem+json}. Bodies never carry stack traces or input secrets.
@@ -23,6 +26,9 @@ import java.sql.SQLTransientException;
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+
+    @Inject
+    Instance<RefusalPages> refusalPages;
 
     public static Response respond(Problem problem) {
         return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem).build();
@@ -58,6 +64,18 @@ public class ProblemMappers {
         Response.ResponseBuilder response = Response.status(challenge.status);
         challenge.getHeaders().forEach((name, value) -> response.header(name.toString(), value));
         return response.build();
+    }
+
+    // The console answers in HTML: it supplies its own page for the same refusal.
+    @ServerExceptionMapper
+    public Response unstorableInput(UnstorableInput e, RoutingContext request) {
+        for (RefusalPages surface : refusalPages) {
+            Optional<Response> page = surface.page(request.normalizedPath(), e);
+            if (page.isPresent()) {
+                return page.get();
+            }
+        }
+        return respond(e.problem());
     }
 
     @ServerExceptionMapper

@@ -50,9 +50,22 @@ class ChartTest {
     }
 
     @Test
-    void defaultValuesRenderTheServiceAndNothingOptional() {
+    void defaultValuesRenderTheServiceWithItsDisruptionBudgetAndNothingOptional() {
         assertThat(HelmChart.render(Map.of()).kinds())
-                .containsExactly("ConfigMap", "Deployment", "Service", "ServiceAccount");
+                .containsExactly("ConfigMap", "Deployment", "PodDisruptionBudget", "Service", "ServiceAccount");
+    }
+
+    @Test
+    void theChartHasAnIconAndAValuesSchemaThatKnowsEveryValue() throws IOException {
+        JsonNode chart = new YAMLMapper().readTree(HelmChart.CHART.resolve("Chart.yaml").toFile());
+        JsonNode values = new YAMLMapper().readTree(HelmChart.CHART.resolve("values.yaml").toFile());
+        JsonNode schema = new ObjectMapper().readTree(HelmChart.CHART.resolve("values.schema.json").toFile());
+        List<String> undeclared = new ArrayList<>();
+        undeclared("", values, schema, undeclared);
+
+        assertThat(chart.path("icon").asText()).startsWith("https://").endsWith("/helm/onceguard/icon.svg");
+        assertThat(HelmChart.CHART.resolve("icon.svg")).exists();
+        assertThat(undeclared).as("values missing from values.schema.json").isEmpty();
     }
 
     @Test
@@ -191,8 +204,9 @@ class ChartTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"ingress.enabled,Ingress", "podDisruptionBudget.enabled,PodDisruptionBudget",
+    @CsvSource({"ingress.enabled,Ingress",
             "autoscaling.enabled,HorizontalPodAutoscaler", "serviceMonitor.enabled,ServiceMonitor",
+            "networkPolicy.enabled,NetworkPolicy",
             "prometheusRule.enabled,PrometheusRule", "grafanaDashboard.enabled,ConfigMap"})
     void eachSwitchAddsItsObject(String flag, String kind) {
         Rendered off = HelmChart.render(Map.of());
@@ -232,6 +246,115 @@ class ChartTest {
         assertThat(hpa.at("/spec/scaleTargetRef/kind").asText()).isEqualTo("Deployment");
         assertThat(hpa.at("/spec/scaleTargetRef/name").asText()).isEqualTo(deployment.at("/metadata/name").asText());
         assertThat(deployment.at("/spec/replicas").isMissingNode()).as("replicas are the autoscaler's").isTrue();
+    }
+
+    @Test
+    void aDisruptionBudgetGuardsEveryDeploymentOfMoreThanOneReplica() {
+        assertThat(HelmChart.render(Map.of()).all("PodDisruptionBudget")).hasSize(1);
+        assertThat(HelmChart.render(Map.of("autoscaling.enabled", true)).all("PodDisruptionBudget")).hasSize(1);
+        assertThat(HelmChart.render(Map.of("replicaCount", 1)).all("PodDisruptionBudget")).isEmpty();
+        assertThat(HelmChart.render(Map.of("autoscaling.enabled", true, "autoscaling.minReplicas", 1))
+                .all("PodDisruptionBudget")).isEmpty();
+        assertThat(HelmChart.render(Map.of("podDisruptionBudget.enabled", false)).all("PodDisruptionBudget")).isEmpty();
+    }
+
+    @Test
+    void replicasSpreadOverZonesAndNodesUnlessTheirSpreadIsGiven() {
+        Rendered rendered = HelmChart.render(Map.of());
+        JsonNode pod = rendered.only("Deployment").at("/spec/template");
+        JsonNode spread = pod.at("/spec/topologySpreadConstraints");
+
+        assertThat(StreamSupport.stream(spread.spliterator(), false).map(c -> c.path("topologyKey").asText()))
+                .containsExactly("topology.kubernetes.io/zone", "kubernetes.io/hostname");
+        for (JsonNode constraint : spread) {
+            assertThat(constraint.path("whenUnsatisfiable").asText()).isEqualTo("ScheduleAnyway");
+            assertThat(constraint.path("maxSkew").asInt()).isEqualTo(1);
+            assertThat(strings(pod.at("/metadata/labels")))
+                    .containsAllEntriesOf(strings(constraint.at("/labelSelector/matchLabels")));
+        }
+        assertThat(HelmChart.render(Map.of("topologySpread.enabled", false)).only("Deployment")
+                .at("/spec/template/spec/topologySpreadConstraints").isMissingNode()).isTrue();
+        JsonNode given = HelmChart.render(Map.of("topologySpreadConstraints[0].topologyKey", "example.com/rack",
+                        "topologySpreadConstraints[0].maxSkew", 2, "topologySpreadConstraints[0].whenUnsatisfiable", "DoNotSchedule"))
+                .only("Deployment").at("/spec/template/spec/topologySpreadConstraints");
+        assertThat(given).hasSize(1);
+        assertThat(given.at("/0/topologyKey").asText()).isEqualTo("example.com/rack");
+    }
+
+    @Test
+    void onOpenShiftThePlatformPicksTheUserAndThePodStaysNonRoot() {
+        JsonNode pod = HelmChart.render(Map.of("podSecurityContext.runAsUser", "null",
+                "podSecurityContext.runAsGroup", "null", "podSecurityContext.fsGroup", "null"))
+                .only("Deployment").at("/spec/template/spec/securityContext");
+
+        assertThat(fieldNames(pod)).doesNotContain("runAsUser", "runAsGroup", "fsGroup");
+        assertThat(pod.path("runAsNonRoot").asBoolean()).isTrue();
+        assertThatThrownBy(() -> HelmChart.render(Map.of("podSecurityContext.runAsUser", 0)))
+                .hasMessageContaining("runAsUser");
+    }
+
+    @Test
+    void anImageCanBePinnedByItsDigest() {
+        String digest = "sha256:" + "ab12".repeat(16);
+
+        assertThat(HelmChart.render(Map.of()).container().path("image").asText()).isEqualTo("onceguard:0.1.0-SNAPSHOT");
+        assertThat(HelmChart.render(Map.of("image.digest", digest, "image.tag", "1.2")).container().path("image").asText())
+                .isEqualTo("onceguard@" + digest);
+        assertThatThrownBy(() -> HelmChart.render(Map.of("image.digest", "latest"))).hasMessageContaining("digest");
+    }
+
+    @Test
+    void aPodDrainsWithinItsGracePeriod() {
+        Rendered rendered = HelmChart.render(Map.of());
+        JsonNode pod = rendered.only("Deployment").at("/spec/template/spec");
+
+        assertThat(rendered.container().at("/lifecycle/preStop/sleep/seconds").asInt()).isEqualTo(5);
+        assertThat(rendered.env().get("QUARKUS_SHUTDOWN_DELAY").path("value").asText()).isEqualTo("2s");
+        assertThat(rendered.env().get("QUARKUS_SHUTDOWN_TIMEOUT").path("value").asText()).isEqualTo("20s");
+        assertThat(pod.path("terminationGracePeriodSeconds").asInt()).isEqualTo(30);
+        assertThatThrownBy(() -> HelmChart.render(Map.of("shutdown.timeout", "25s")))
+                .hasMessageContaining("terminationGracePeriodSeconds");
+        assertThat(HelmChart.render(Map.of("shutdown.timeout", "25s", "terminationGracePeriodSeconds", 40)).env()
+                .get("QUARKUS_SHUTDOWN_TIMEOUT").path("value").asText()).isEqualTo("25s");
+    }
+
+    @Test
+    void forwardedHeadersAreTrustedOnlyFromTheConfiguredProxies() {
+        assertThat(HelmChart.render(Map.of()).env()).doesNotContainKey("QUARKUS_HTTP_PROXY_TRUSTED_PROXIES");
+        assertThat(HelmChart.render(Map.of("proxy.trustedProxies[0]", "10.42.0.0/16", "proxy.trustedProxies[1]", "fd00::/8"))
+                .env().get("QUARKUS_HTTP_PROXY_TRUSTED_PROXIES").path("value").asText()).isEqualTo("10.42.0.0/16,fd00::/8");
+    }
+
+    @Test
+    void theNetworkPolicyLetsInTheIngressControllerAndPrometheusAndOutDnsTheDatabaseAndTheProvider() {
+        Rendered rendered = HelmChart.render(Map.of("networkPolicy.enabled", true));
+        JsonNode policy = rendered.only("NetworkPolicy").path("spec");
+        JsonNode pod = rendered.only("Deployment").at("/spec/template");
+
+        assertThat(strings(pod.at("/metadata/labels"))).containsAllEntriesOf(strings(policy.at("/podSelector/matchLabels")));
+        assertThat(texts(policy.path("policyTypes"))).containsExactly("Ingress", "Egress");
+        assertThat(policy.path("ingress")).hasSize(2);
+        assertThat(policy.at("/ingress/0/from/0/namespaceSelector/matchLabels/kubernetes.io~1metadata.name").asText())
+                .isEqualTo("ingress-nginx");
+        assertThat(policy.at("/ingress/1/from/0/namespaceSelector/matchLabels/kubernetes.io~1metadata.name").asText())
+                .isEqualTo("monitoring");
+        for (JsonNode rule : policy.path("ingress")) {
+            assertThat(rule.at("/ports/0/port").asText()).isEqualTo("http");
+            assertThat(rule.path("ports")).hasSize(1);
+        }
+        assertThat(policy.at("/egress/0/ports/0/port").asInt()).isEqualTo(53);
+        assertThat(policy.at("/egress/0/to/0/podSelector/matchLabels/k8s-app").asText()).isEqualTo("kube-dns");
+        assertThat(policy.at("/egress/1/ports/0/port").asInt()).isEqualTo(5432);
+        assertThat(policy.at("/egress/2/ports/0/port").asInt()).isEqualTo(443);
+        assertThat(policy.path("egress")).hasSize(3);
+
+        JsonNode narrowed = HelmChart.render(Map.of("networkPolicy.enabled", true,
+                "networkPolicy.database.to[0].ipBlock.cidr", "10.10.0.5/32",
+                "networkPolicy.provider.except[0]", "10.0.0.0/8",
+                "networkPolicy.extraEgress[0].ports[0].port", 8443)).only("NetworkPolicy").path("spec");
+        assertThat(narrowed.at("/egress/1/to/0/ipBlock/cidr").asText()).isEqualTo("10.10.0.5/32");
+        assertThat(texts(narrowed.at("/egress/2/to/0/ipBlock/except"))).containsExactly("10.0.0.0/8");
+        assertThat(narrowed.at("/egress/3/ports/0/port").asInt()).isEqualTo(8443);
     }
 
     @Test
@@ -347,9 +470,28 @@ class ChartTest {
                 .as("values missing from helm/onceguard/README.md").isEmpty();
     }
 
-    /** Dotted paths of the values' leaves; the entries of {@code config} are named by their property alone. */
+    /** Paths of values that the schema does not list where it names an object's only properties. */
+    private static void undeclared(String path, JsonNode values, JsonNode schema, List<String> into) {
+        if (!values.isObject() || !schema.has("properties") || schema.has("patternProperties")
+                || schema.path("additionalProperties").asBoolean(true)) {
+            return;
+        }
+        values.fields().forEachRemaining(entry -> {
+            String child = path.isEmpty() ? entry.getKey() : path + "." + entry.getKey();
+            if (schema.path("properties").has(entry.getKey())) {
+                undeclared(child, entry.getValue(), schema.path("properties").path(entry.getKey()), into);
+            } else {
+                into.add(child);
+            }
+        });
+    }
+
+    /**
+     * Dotted paths of the values' leaves; the entries of {@code config} are named by their property alone, and a
+     * Kubernetes label selector ({@code ...Selector}) is one value.
+     */
     private static void leaves(String path, JsonNode node, List<String> into) {
-        if (!node.isObject() || node.isEmpty()) {
+        if (!node.isObject() || node.isEmpty() || path.endsWith("Selector")) {
             into.add(path);
             return;
         }
