@@ -140,16 +140,25 @@ public class ProblemMappers {
         return false;
     }
 
+    /**
+     * Whether the database being unavailable (or a retryable conflict) caused {@code e}, looking at its causes and
+     * at their suppressed exceptions: a commit that failed because the connection was cut is reported by the
+     * transaction manager as "could not commit", with PostgreSQL's reason only suppressed.
+     */
     private static boolean isTransient(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof JDBCConnectionException || t instanceof SQLTransientException
-                    ) {
+            if (t instanceof JDBCConnectionException || t instanceof SQLTransientException) {
                 return true;
             }
             if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")
                     || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01"))) {
                 return true;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (isTransient(suppressed)) {
+                    return true;
+                }
             }
         }
         return false;
