@@ -35,8 +35,7 @@ public class ConsoleRequestRejectedPage implements RefusalPages {
         }
         ConsoleRequestRejected rejection = input.source() == UnstorableInput.Source.PATH
                 ? ConsoleRequestRejected.notFound("There is nothing with that id.")
-                : ConsoleRequestRejected.badRequest("The " + (input.source() == UnstorableInput.Source.QUERY
-                ? "filter " : "header ") + input.name() + " " + input.reason() + ".");
+                : ConsoleRequestRejected.badRequest("The filter " + input.name() + " " + input.reason() + ".");
         return Optional.of(rejected(rejection));
     }
 }

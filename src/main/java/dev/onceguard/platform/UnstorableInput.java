@@ -3,13 +3,12 @@ package dev.onceguard.platform;
 import java.util.List;
 
 /**
- * A path, query or header value that PostgreSQL could not store or that is longer than any value the service keeps:
- * refused before a resource sees it. A path id like that names nothing (404); a query or header value is a 400
- * naming it.
+ * A path or query value that PostgreSQL could not store or that is longer than any value the service keeps: refused
+ * before a resource sees it. A path id like that names nothing (404); a query value is a 400 naming it.
  */
 public final class UnstorableInput extends RuntimeException {
 
-    public enum Source { PATH, QUERY, HEADER }
+    public enum Source { PATH, QUERY }
 
     private final Source source;
     private final String name;
@@ -38,8 +37,7 @@ public final class UnstorableInput extends RuntimeException {
         if (source == Source.PATH) {
             return Problem.of(404, "NOT_FOUND", "Not found", "No such resource.");
         }
-        String what = source == Source.QUERY ? "query parameter" : "header";
-        return Problem.validation("The " + what + " " + name + " " + reason + ".",
+        return Problem.validation("The query parameter " + name + " " + reason + ".",
                 List.of(new Problem.FieldError(name, reason)));
     }
 }
