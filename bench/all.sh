@@ -55,4 +55,4 @@ if wants first-run; then
     bash bench/first-run.sh > "$RESULTS/first-run.log" 2>&1 || echo "   first-run exited with $?; see first-run.log"
 fi
 
-python3 bench/benchmark-table.py "$RESULTS" | tee "$RESULTS/table.md"
+ALL_ONLY="$ONLY" python3 bench/benchmark-table.py "$RESULTS" | tee "$RESULTS/table.md"
