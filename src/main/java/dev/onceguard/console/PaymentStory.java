@@ -26,8 +26,8 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     }
 
     /** The facts of one create-payment operation, as {@link OperationChains} reads them. */
-    record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant recordCompletedAt,
-                 Integer responseStatus, Instant leaseExpiresAt, String paymentStatus, List<Transition> transitions,
+    record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant leaseExpiresAt,
+                 String paymentStatus, List<Transition> transitions,
                  List<LoggedRequest> requests, int charges, RecoveryJobs jobs, Instant now) {
     }
 

@@ -32,10 +32,11 @@ public class Reconciliation {
     private static final Logger LOG = Logger.getLogger(Reconciliation.class);
     static final int BATCH = 100;
 
-    public record Result(int resumed, int stillUnknown, int pendingChecked, int pendingResolved) {
+    /** @param failed operations whose resumption threw; each is logged and left for the next run */
+    public record Result(int resumed, int stillUnknown, int failed, int pendingChecked, int pendingResolved) {
 
         public Map<String, Long> counts() {
-            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown,
+            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown, "failed", (long) failed,
                     "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved);
         }
     }
@@ -72,10 +73,20 @@ public class Reconciliation {
     public Result reconcile(Cause cause) {
         int resumed = 0;
         int stillUnknown = 0;
+        int failed = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
-            if (idempotency.resume(recordId, cause) instanceof Resumption.Resumed resumption) {
+            Resumption resumption;
+            try {
+                resumption = idempotency.resume(recordId, cause);
+            } catch (RuntimeException e) {
+                // one payment the provider refuses must not keep the others unresolved
+                LOG.errorf(e, "reconciliation could not resume operation %d", recordId);
+                failed++;
+                continue;
+            }
+            if (resumption instanceof Resumption.Resumed done) {
                 resumed++;
-                if (resumption.response().stored().status() == 202) {
+                if (done.response().stored().status() == 202) {
                     stillUnknown++;
                 }
             }
@@ -88,7 +99,7 @@ public class Reconciliation {
                 resolved++;
             }
         }
-        return new Result(resumed, stillUnknown, checked, resolved);
+        return new Result(resumed, stillUnknown, failed, checked, resolved);
     }
 
     @SuppressWarnings("unchecked")

@@ -11,6 +11,7 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import org.hibernate.exception.JDBCConnectionException;
 import org.jboss.logging.Logger;
@@ -26,6 +27,8 @@ import java.util.Optional;
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+    /** The status proxies record for a request its client abandoned (nginx's 499 Client Closed Request). */
+    static final int CLIENT_CLOSED_REQUEST = 499;
 
     @Inject
     Instance<RefusalPages> refusalPages;
@@ -83,13 +86,17 @@ public class ProblemMappers {
         return respond(Problem.of(403, "FORBIDDEN", "Forbidden", "You are not allowed to do this."));
     }
 
+    @Inject
+    AllowedMethods allowedMethods;
+
     @ServerExceptionMapper
-    public Response webApplication(WebApplicationException e) {
+    public Response webApplication(WebApplicationException e, RoutingContext request) {
         int status = e.getResponse().getStatus();
         return switch (status) {
             case 404 -> respond(Problem.of(404, "NOT_FOUND", "Not found", "No such resource."));
-            case 405 -> respond(Problem.of(405, "METHOD_NOT_ALLOWED", "Method not allowed",
-                    "This resource does not support that HTTP method."));
+            case 405 -> Response.fromResponse(respond(Problem.of(405, "METHOD_NOT_ALLOWED", "Method not allowed",
+                            "This resource does not support that HTTP method; Allow lists those it does.")))
+                    .header(HttpHeaders.ALLOW, allowedMethods.allowFor(request.normalizedPath())).build();
             case 406 -> respond(Problem.of(406, "NOT_ACCEPTABLE", "Not acceptable",
                     "This resource answers application/json only."));
             case 415 -> respond(Problem.of(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type",
@@ -115,8 +122,9 @@ public class ProblemMappers {
             return databaseUnavailable(e);
         }
         if (isClientGone(e)) {
+            // Nobody reads this answer; its status is what the request metrics record: the client's doing, not a 500.
             LOG.debugf("client closed the connection before the answer: %s", e.getMessage());
-            return respond(Problem.of(500, "CLIENT_GONE", "Client gone", "The connection was closed by the client."));
+            return Response.status(CLIENT_CLOSED_REQUEST).build();
         }
         LOG.error("unexpected failure", e);
         return respond(Problem.of(500, "INTERNAL_ERROR", "Internal error",

@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -42,6 +43,12 @@ class ConsoleAdminActionsTest {
 
     @Inject
     AgroalDataSource db;
+
+    /** The sandbox provider's webhook worker, which would otherwise deliver on its own schedule. */
+    private static final String SANDBOX_DELIVERIES = "sandbox-webhook-delivery";
+
+    @Inject
+    Scheduler scheduler;
 
 
     @Test
@@ -119,12 +126,20 @@ class ConsoleAdminActionsTest {
                 + "provider_idempotency_key, payment_method_token, created_at, updated_at) "
                 + "VALUES (?, ?, ?, 'CREATED', 1500.00, 'RUB', 'sandbox', ?, 'tok_success', now(), now())",
                 paymentId, orderId, user, "onceguard-" + paymentId);
-        // without payment_id metadata the sandbox's own webhook cannot settle the payment before the admin acts: it
-        // waits (PENDING_MATCH) until reconciliation tells the payment its provider id
-        given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
-                .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
-                        + "\"metadata\":{\"order_id\":\"" + orderId + "\"}}")
-                .post("/sandbox/v1/payments").then().statusCode(201);
+        // the provider's webhook, which would settle the payment by its metadata, comes only after the admin acted
+        scheduler.pause(SANDBOX_DELIVERIES);
+        try {
+            given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
+                    .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
+                            + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
+                    .post("/sandbox/v1/payments").then().statusCode(201);
+            sendToReconciliationOfACrashedPayment(user, orderId, paymentId);
+        } finally {
+            scheduler.resume(SANDBOX_DELIVERIES);
+        }
+    }
+
+    private void sendToReconciliationOfACrashedPayment(String user, String orderId, String paymentId) {
         long id = MachinerySeeds.processing(db, user, "create-payment", "crashed-after-call", "payment_created",
                 paymentId, true);
         String path = "/console/stuck/" + id + "/reconcile";

@@ -2,8 +2,12 @@ package dev.onceguard.packaged;
 
 import dev.onceguard.TestTokens;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
-import org.eclipse.microprofile.config.ConfigProvider;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -41,9 +45,18 @@ public class PackagedArtifact implements QuarkusTestResourceLifecycleManager {
         // the artifact's process is stopped by Quarkus; the database is emptied by the next start that needs it
     }
 
-    /** The test profile's database (set per machine with _TEST_QUARKUS_DATASOURCE_JDBC_URL). */
+    /** The test profile's database: application.properties, or _TEST_QUARKUS_DATASOURCE_JDBC_URL on this machine. */
     private static String testDatabase() {
-        return ConfigProvider.getConfig().getValue("%test.quarkus.datasource.jdbc.url", String.class);
+        try {
+            SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultSources().addDefaultInterceptors()
+                    .withProfile("test")
+                    .withSources(new PropertiesConfigSource(
+                            PackagedArtifact.class.getClassLoader().getResource("application.properties"), 250))
+                    .build();
+            return config.getValue("quarkus.datasource.jdbc.url", String.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static String resource(String name) {

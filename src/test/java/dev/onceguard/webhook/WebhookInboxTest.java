@@ -180,7 +180,7 @@ class WebhookInboxTest {
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.contentType()).startsWith("application/problem+json");
-        assertThat(response.path("code").toString()).isEqualTo("WEBHOOK_EVENT_INVALID");
+        assertThat(response.path("code").toString()).isEqualTo("MALFORMED_JSON");
         assertThat(snapshot(paid)).isEqualTo(before);
     }
 
