@@ -3,7 +3,7 @@
 # (bad input, kill -9, lost responses, database restarts, webhook storms) while clients create and pay orders;
 # then the invariants, checked through the API and in the database, and one table. See bench/README.md.
 #
-#   bash bench/fault-suite.sh                      # ≈ 8 min on 2 cores
+#   bash bench/fault-suite.sh                      # 12–25 min on 2 cores shared with 7 builds (load 30+)
 #   FAULT_DURATION=15 FAULT_KILLS=5 FAULT_BAD_REQUESTS=500 bash bench/fault-suite.sh   # a short run
 #
 # Knobs: FAULT_DURATION (45 s of load per phase), FAULT_CLIENTS (6), FAULT_KILLS (20), FAULT_DB_RESTARTS (3),

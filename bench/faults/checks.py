@@ -239,7 +239,7 @@ def check_job_runs(postgres, replicas):
             continue
         # A run that failed because the database was down cannot write its FAILED row either; it is in the log.
         with open(replica.logs[-1], errors="replace") as log:
-            unwritable = Counter(re.findall(r"job (\S+) failed: \S*JDBCConnectionException", log.read()))
+            unwritable = Counter(re.findall(r"job (\S+) failed: \S*(?:JDBCConnection|GenericJDBC)Exception", log.read()))
         metrics = replica.metrics()
         for labels, n in re.findall(r"^onceguard_job_duration_seconds_count\{([^}]*)\} (\S+)", metrics, re.M):
             job = re.search(r'\bjob(?:_name)?="([^"]+)"', labels).group(1)
