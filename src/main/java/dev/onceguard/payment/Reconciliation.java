@@ -1,5 +1,6 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.maintenance.Jobs;
@@ -46,9 +47,12 @@ public class Reconciliation {
     private final PaymentsConfig config;
     private final EntityManager em;
     private final Jobs jobs;
+    private final Draining draining;
 
     public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
-                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs) {
+                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs,
+                          Draining draining) {
+        this.draining = draining;
         this.idempotency = idempotency;
         this.payments = payments;
         this.providers = providers;
@@ -69,11 +73,14 @@ public class Reconciliation {
         return jobs.runNowIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)).counts());
     }
 
-    /** @param cause the run, named on every state change it makes */
+    /** @param cause the run, named on every state change it makes; a replica shutting down takes over no more */
     public Result reconcile(Cause cause) {
         int resumed = 0;
         int stillUnknown = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
+            if (draining.inProgress()) {
+                break;
+            }
             Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
                     .map(checkpoint -> payments.resume(recordId, checkpoint, cause));
             if (response.isPresent()) {
@@ -86,6 +93,9 @@ public class Reconciliation {
         int checked = 0;
         int resolved = 0;
         for (Payment payment : quietPendingPayments()) {
+            if (draining.inProgress()) {
+                break;
+            }
             checked++;
             if (checkPending(payment, cause)) {
                 resolved++;

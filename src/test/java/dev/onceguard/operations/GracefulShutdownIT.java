@@ -1,0 +1,159 @@
+package dev.onceguard.operations;
+
+import dev.onceguard.TestTokens;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The packaged service ({@code target/quarkus-app}, as {@code java -jar} runs it in the prod profile) gets SIGTERM
+ * while a payment is in flight: the sandbox's {@code tok_timeout_after_commit} answers only after the provider
+ * timeout, so the client waits that long for its 202. Readiness goes DOWN at once, new requests are refused once the
+ * shutdown delay has passed, and the payment still gets its answer before the process exits.
+ */
+class GracefulShutdownIT {
+
+    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
+    private static final Duration PROVIDER_TIMEOUT = Duration.ofSeconds(8);
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String user = TestTokens.newUser();
+    private Process service;
+    private Path log;
+    private String base;
+
+    @BeforeEach
+    void startThePackagedService() throws Exception {
+        assertThat(JAR).as("the packaged service (./mvnw package)").exists();
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        base = "http://localhost:" + port;
+        Map<String, String> env = new HashMap<>();
+        env.put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        env.put("QUARKUS_DATASOURCE_JDBC_URL", System.getenv()
+                .getOrDefault("_TEST_QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/test"));
+        env.put("QUARKUS_DATASOURCE_USERNAME", "postgres");
+        env.put("SMALLRYE_JWT_VERIFY_KEY_LOCATION", Path.of("src/test/resources/jwt/test-hs256.jwk").toAbsolutePath().toString());
+        env.put("SMALLRYE_JWT_VERIFY_ALGORITHM", "HS256");
+        env.put("MP_JWT_VERIFY_ISSUER", TestTokens.ISSUER);
+        env.put("ONCEGUARD_PAYMENTS_PROVIDER", "sandbox");
+        env.put("ONCEGUARD_SANDBOX_ENABLED", "true");
+        env.put("ONCEGUARD_SANDBOX_BASE_URL", base + "/sandbox/v1");
+        env.put("ONCEGUARD_SANDBOX_WEBHOOK_URL", base + "/webhooks/sandbox");
+        env.put("ONCEGUARD_PAYMENTS_PROVIDER_TIMEOUT", PROVIDER_TIMEOUT.toSeconds() + "s");
+        log = Path.of("target", "graceful-shutdown-it.log");
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", JAR.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        service = builder.start();
+        Instant deadline = Instant.now().plusSeconds(90);
+        while (status("/q/health/ready") != 200) {
+            assertThat(service.isAlive()).as("the service is running\n" + Files.readString(log)).isTrue();
+            assertThat(Instant.now()).as("ready within 90 s\n" + Files.readString(log)).isBefore(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    @AfterEach
+    void stopIt() {
+        service.destroyForcibly();
+    }
+
+    @Test
+    void sigtermDuringAPaymentLetsItsClientGetTheAnswer() throws Exception {
+        String orderId = createOrder();
+        CompletableFuture<HttpResponse<String>> payment = http.sendAsync(post("/api/orders/" + orderId + "/payments",
+                "{\"paymentMethodToken\":\"tok_timeout_after_commit\"}"), HttpResponse.BodyHandlers.ofString());
+        awaitTheProviderCharge(orderId);
+
+        Instant sigterm = Instant.now();
+        service.toHandle().destroy();
+
+        awaitStatus("/q/health/ready", 503, payment);
+        awaitRefused(payment);
+        HttpResponse<String> answer = payment.get(PROVIDER_TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+        Duration drained = Duration.between(sigterm, Instant.now());
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(202);
+        assertThat(answer.body()).contains("\"status\":\"UNKNOWN\"");
+        assertThat(service.waitFor(30, TimeUnit.SECONDS)).as("the process exits after the drain").isTrue();
+        String output = Files.readString(log);
+        assertThat(output).contains("shutting down: readiness is DOWN")
+                .doesNotContain("Timed out waiting for graceful shutdown");
+        System.out.printf("GracefulShutdownIT: the payment was answered %d ms after SIGTERM%n", drained.toMillis());
+    }
+
+    private String createOrder() throws Exception {
+        HttpResponse<String> created = http.send(post("/api/orders",
+                "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}"), HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        return created.body().replaceAll("(?s).*\"orderId\":\"([^\"]+)\".*", "$1");
+    }
+
+    /** The sandbox has committed the charge: from here until the provider timeout the payment request is in flight. */
+    private void awaitTheProviderCharge(String orderId) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(PROVIDER_TIMEOUT.toSeconds() - 2);
+        while (!http.send(HttpRequest.newBuilder(URI.create(base + "/sandbox/v1/payments?orderId=" + orderId)).build(),
+                HttpResponse.BodyHandlers.ofString()).body().contains(orderId)) {
+            assertThat(Instant.now()).as("the sandbox took the charge").isBefore(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    private void awaitStatus(String path, int expected, CompletableFuture<?> inFlight) throws Exception {
+        while (status(path) != expected) {
+            assertThat(inFlight).as("still in flight while waiting for %s to answer %d", path, expected).isNotDone();
+            Thread.sleep(20);
+        }
+    }
+
+    /** After the shutdown delay a new request is answered 503, or its connection refused, while the payment runs. */
+    private void awaitRefused(CompletableFuture<?> inFlight) throws Exception {
+        while (true) {
+            int status = status("/api/products");
+            if (status == 503 || status == -1) {
+                break;
+            }
+            assertThat(status).as("before the delay is over new requests are still served").isEqualTo(401);
+            assertThat(inFlight).as("still in flight while new requests start to be refused").isNotDone();
+            Thread.sleep(50);
+        }
+        assertThat(inFlight).isNotDone();
+    }
+
+    private HttpRequest post(String path, String body) {
+        return HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    /** The status of a GET, or -1 when the connection is refused. */
+    private int status(String path) throws InterruptedException {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException refused) {
+            return -1;
+        }
+    }
+}
