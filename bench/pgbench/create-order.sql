@@ -1,9 +1,9 @@
 -- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), in one
--- transaction, as Hibernate sends them (captured with quarkus.hibernate-orm.log.sql=true):
---   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id
+-- transaction, as the service sends them (the engine's from IdempotencyRecords, the order's from Hibernate):
+--   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id (with the cart as sent)
 --   2. catalog:  SELECT products WHERE product_id IN (...)
 --   3. persist:  INSERT orders, 4. INSERT order_items (flushed before the native UPDATE)
---   5. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ...
+--   5. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only)
 -- Differences, all server-side and cheap: timestamps are now() instead of bound values, and RETURNING
 -- also hands back the generated order id / request id / user id so that later statements can bind them.
 -- Note: pgbench substitutes ":name" everywhere (even inside string literals), so no ':' below is
@@ -13,10 +13,12 @@
 \set uid random(0, 15)
 BEGIN;
 INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status,
-    recovery_point, lease_expires_at, request_id, created_at, expires_at)
+    recovery_point, lease_expires_at, request_id, request_body, created_at, expires_at)
 VALUES ('bench-user-' || lpad(:uid::text, 3, '0'), 'create-order', gen_random_uuid()::text,
     '856d9653223abd5a683e75a24aa7088d1afed64493e5786a60578468cd890252', 'PROCESSING', 'started',
-    now() + interval '30 seconds', md5(:r2::text)::uuid::text, now(), now() + interval '24 hours')
+    now() + interval '30 seconds', md5(:r2::text)::uuid::text,
+    CAST('{"items"' || CHR(58) || '[{"productId"' || CHR(58) || '"p-184","quantity"' || CHR(58) || '1}],"currency"' || CHR(58) || '"RUB"}' AS jsonb),
+    now(), now() + interval '24 hours')
 ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
 RETURNING id AS rec_id, user_id, request_id,
     'ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0')
@@ -37,5 +39,5 @@ UPDATE idempotency_records
            || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"') || '"}', 'UTF8'),
        resource_type = 'order', resource_id = :order_id, completed_at = now(),
        expires_at = now() + interval '24 hours'
- WHERE id = :rec_id AND status = 'PROCESSING';
+ WHERE id = :rec_id;
 COMMIT;

@@ -26,6 +26,7 @@ import java.util.random.RandomGenerator;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
 
 /** Rules about the shape of the application's classes (tests excluded), checked on every test run. */
@@ -38,6 +39,14 @@ class ArchitectureTest {
      * executor or socket cannot survive the trip, and a time read then is the build's time, not the process's.
      * Such things belong to beans or to the method that uses them.
      */
+
+    @ArchTest
+    static final ArchRule theEngineDependsOnNoCapability = noClasses()
+            .that().resideInAPackage("dev.onceguard.idempotency..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
+                    "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.outbox..",
+                    "dev.onceguard.fulfilment..", "dev.onceguard.maintenance..", "dev.onceguard.console..")
+            .because("operations use the idempotency engine, never the other way round");
 
     @ArchTest
     static final ArchRule noStaticFieldHoldsARandomSourceAThreadOrASocket = noFields()

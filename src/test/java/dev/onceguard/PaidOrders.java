@@ -3,11 +3,11 @@ package dev.onceguard;
 import dev.onceguard.checkout.Order;
 import dev.onceguard.checkout.Product;
 import dev.onceguard.outbox.Outbox;
+import dev.onceguard.outbox.OutboxRelay;
 import dev.onceguard.payment.PaymentOutcomes;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Timestamps;
 import io.agroal.api.AgroalDataSource;
-import io.quarkus.scheduler.Scheduler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 
@@ -23,21 +23,22 @@ import java.util.Map;
 
 /**
  * Paid orders with their {@code ORDER_PAID} event, written in one transaction as the payment flow writes them, for
- * tests of the outbox relay and the effects; and a way to keep the scheduled relay out of a test's way.
+ * tests of the outbox relay and the effects; and the relay's runs that a test needs.
  */
 @ApplicationScoped
 public class PaidOrders {
 
-    public static final String RELAY = "outbox-relay";
     public static final String EBOOK = "p-184";
     public static final String COURSE = "p-220";
     public static final String KEYBOARD = "p-310";
 
     private final Outbox outbox;
+    private final OutboxRelay relay;
     private final Ids ids;
 
-    public PaidOrders(Outbox outbox, Ids ids) {
+    public PaidOrders(Outbox outbox, OutboxRelay relay, Ids ids) {
         this.outbox = outbox;
+        this.relay = relay;
         this.ids = ids;
     }
 
@@ -71,16 +72,15 @@ public class PaidOrders {
     }
 
     /**
-     * Pauses the scheduled relay so that only the test's own runs deliver events, and gives a run that had already
-     * started time to finish (one run over an idle outbox takes milliseconds).
+     * Runs the outbox relay, as its schedule would, until no event is due: every due event is then delivered, or
+     * waits for a later attempt. The test profile does not schedule the relay; tests that need it call this.
      */
-    public static void holdScheduledRelay(Scheduler scheduler) throws InterruptedException {
-        scheduler.pause(RELAY);
-        Thread.sleep(300);
-    }
-
-    public static void releaseScheduledRelay(Scheduler scheduler) {
-        scheduler.resume(RELAY);
+    public void relayUntilIdle() {
+        for (int run = 1; relay.runOnce().claimed() > 0; run++) {
+            if (run == 100) {
+                throw new IllegalStateException("the outbox relay still found due events after 100 runs");
+            }
+        }
     }
 
     public static String eventStatus(AgroalDataSource db, String orderId) {

@@ -36,6 +36,34 @@ public class Product extends PanacheEntityBase {
         return getSession().findMultiple(Product.class, productIds).stream().filter(Objects::nonNull).toList();
     }
 
+    /** Inserts the product, or updates every field of the product with its id, stock included. */
+    static void upsert(CatalogFile.Entry entry) {
+        catalogWrite("""
+                insert into Product (productId, name, kind, price, currency, stock)
+                values (:productId, :name, :kind, :price, :currency, :stock)
+                on conflict (productId) do update set name = excluded.name, kind = excluded.kind,
+                    price = excluded.price, currency = excluded.currency, stock = excluded.stock""", entry);
+    }
+
+    /** Inserts the product unless one with its id exists, which is left as it is. */
+    static void addIfAbsent(CatalogFile.Entry entry) {
+        catalogWrite("""
+                insert into Product (productId, name, kind, price, currency, stock)
+                values (:productId, :name, :kind, :price, :currency, :stock)
+                on conflict (productId) do nothing""", entry);
+    }
+
+    private static void catalogWrite(String hql, CatalogFile.Entry entry) {
+        getSession().createMutationQuery(hql)
+                .setParameter("productId", entry.productId())
+                .setParameter("name", entry.name())
+                .setParameter("kind", entry.kind())
+                .setParameter("price", entry.price())
+                .setParameter("currency", entry.currency())
+                .setParameter("stock", entry.stock())
+                .executeUpdate();
+    }
+
     public boolean isLimited() {
         return stock != null;
     }

@@ -15,9 +15,10 @@ import java.util.Map;
 import static dev.onceguard.console.ConsoleReads.instant;
 
 /**
- * The overview's numbers, each from a cheap read: request and delivery counts from the hourly rollup
- * ({@code activity_hourly}), stuck operations, outbox backlog and unknown payments from partial or status indexes,
- * and the last run of each job from {@code job_runs}' (job, started_at) index.
+ * The overview's numbers, each read from the tables the lists behind them read, so a number and its list agree and
+ * both survive a crash or a restart: request counts per outcome from the request log ({@code idempotency_request_log}
+ * by time), duplicate deliveries from the delivery log ({@code webhook_deliveries}), stuck operations, outbox
+ * backlog and unknown payments from partial or status indexes, and the last run of each job from {@code job_runs}.
  */
 @ApplicationScoped
 public class ActivityOverview {
@@ -28,15 +29,21 @@ public class ActivityOverview {
     public record Overview(Instant since, Map<String, Long> totals, long stuck, long processing, long outboxPending,
                            long outboxRetrying, long outboxDead, Instant oldestPending, long unknownPayments,
                            long unknownPaymentsOld, long failedWebhookEvents, List<JobLastRun> jobs,
-                           List<HourlyChart> charts, List<HourRow> hours) {
+                           List<HourlyChart> charts, List<HourRow> hours, List<JobSwitches.Warning> jobWarnings) {
 
         public long total(String series) {
             return totals.getOrDefault(series, 0L);
         }
+
+        /** Whether {@code job} is switched off here or its latest run failed. */
+        public boolean notAtWork(String job) {
+            return jobWarnings.stream().anyMatch(w -> w.job().equals(job));
+        }
     }
 
     /** The last run of one job; {@code startedAt} is null when it never ran (or its runs were cleaned up). */
-    public record JobLastRun(String job, Instant startedAt, Instant finishedAt, String outcome, String error) {
+    public record JobLastRun(String job, Instant startedAt, Instant finishedAt, String outcome, String error,
+                             boolean switchedOff) {
 
         public long millis() {
             return Duration.between(startedAt, finishedAt).toMillis();
@@ -51,7 +58,7 @@ public class ActivityOverview {
     public record HourRow(Instant hour, List<Long> counts) {
     }
 
-    /** A charted series: its outcome name in {@code activity_hourly} ({@code requests.<id>}, or duplicate deliveries). */
+    /** A charted series: a request log outcome in lower case, or duplicate deliveries. */
     private record Series(String id, String title) {
     }
 
@@ -63,9 +70,11 @@ public class ActivityOverview {
             new Series(DUPLICATE, "Duplicate webhook deliveries"));
 
     private final ConsoleReads reads;
+    private final JobSwitches jobSwitches;
 
-    public ActivityOverview(ConsoleReads reads) {
+    public ActivityOverview(ConsoleReads reads, JobSwitches jobSwitches) {
         this.reads = reads;
+        this.jobSwitches = jobSwitches;
     }
 
     public Overview read() {
@@ -82,7 +91,7 @@ public class ActivityOverview {
         UnknownPayments unknown = unknownPayments();
         return new Overview(since, totals, processing.stuck(), processing.all(), outbox.pending(), outbox.retrying(),
                 outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns(),
-                charts(hours, perHour), table(hours, perHour));
+                charts(hours, perHour), table(hours, perHour), jobSwitches.warnings());
     }
 
     private static List<HourlyChart> charts(List<Instant> hours, Map<String, long[]> perHour) {
@@ -140,21 +149,23 @@ public class ActivityOverview {
     }
 
     /**
-     * Counts per series and hour since {@code since}: {@code requests.<outcome>} rows by outcome, and
-     * {@code webhooks.<provider>.duplicate} rows of every provider added together.
+     * Counts per series and hour since {@code since}: logged requests by outcome ({@code executed}, {@code replayed},
+     * {@code conflict}, {@code in_progress}, {@code refused}) and duplicate webhook deliveries.
      */
     private Map<String, long[]> hourly(Instant since) {
-        record Count(Instant hour, String kind, long count) {
+        record Count(Instant hour, String series, long count) {
         }
         Map<String, long[]> perHour = new HashMap<>();
         for (Count count : reads.list("""
-                        SELECT hour, kind, count FROM activity_hourly
-                         WHERE hour >= ? AND (kind LIKE 'requests.%' OR kind LIKE 'webhooks.%.duplicate')""",
-                row -> new Count(instant(row, "hour"), row.getString("kind"), row.getLong("count")), since)) {
-            String series = count.kind().startsWith("webhooks.") ? DUPLICATE : count.kind().substring("requests.".length());
+                        SELECT date_trunc('hour', received_at) AS hour, lower(outcome) AS series, count(*) AS count
+                          FROM idempotency_request_log WHERE received_at >= ? GROUP BY 1, 2
+                        UNION ALL
+                        SELECT date_trunc('hour', delivered_at), 'duplicate', count(*)
+                          FROM webhook_deliveries WHERE outcome = 'duplicate' AND delivered_at >= ? GROUP BY 1""",
+                row -> new Count(instant(row, "hour"), row.getString("series"), row.getLong("count")), since, since)) {
             int hour = (int) Duration.between(since, count.hour()).toHours();
-            if (hour < HOURS) {
-                perHour.computeIfAbsent(series, s -> new long[HOURS])[hour] += count.count();
+            if (hour >= 0 && hour < HOURS) {
+                perHour.computeIfAbsent(count.series(), s -> new long[HOURS])[hour] += count.count();
             }
         }
         return perHour;
@@ -168,7 +179,7 @@ public class ActivityOverview {
                                               WHERE job = j.job ORDER BY started_at DESC LIMIT 1) r ON true
                          ORDER BY j.job""",
                 row -> new JobLastRun(row.getString("job"), instant(row, "started_at"), instant(row, "finished_at"),
-                        row.getString("outcome"), row.getString("error")),
+                        row.getString("outcome"), row.getString("error"), jobSwitches.off(row.getString("job"))),
                 (Object) Jobs.ALL.toArray(String[]::new));
     }
 }

@@ -15,6 +15,16 @@ public class AuditLog {
 
     static final int PAGE_SIZE = 50;
 
+    static final List<CsvExport.Column<Entry>> CSV = List.of(
+            new CsvExport.Column<>("audit_id", Entry::id),
+            new CsvExport.Column<>("at", Entry::at),
+            new CsvExport.Column<>("actor", Entry::actor),
+            new CsvExport.Column<>("action", Entry::action),
+            new CsvExport.Column<>("target_type", Entry::targetType),
+            new CsvExport.Column<>("target_id", Entry::targetId),
+            new CsvExport.Column<>("outcome", Entry::outcome),
+            new CsvExport.Column<>("detail", Entry::detail));
+
     public record Entry(long id, Instant at, String actor, String action, String targetType, String targetId,
                         String outcome, String detail) {
 

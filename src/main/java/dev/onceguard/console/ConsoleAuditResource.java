@@ -8,6 +8,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 
 import java.util.Optional;
 
@@ -29,9 +30,12 @@ public class ConsoleAuditResource {
     }
 
     @GET
-    public TemplateInstance audit(@QueryParam("after") String after) {
+    public Response audit(@QueryParam("after") String after, @QueryParam("format") String format) {
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("audit", AuditLog.CSV, log::list);
+        }
         KeysetPage<AuditLog.Entry> page = log.list(position);
-        return Templates.audit(page, Pager.of("/console/audit", position.isPresent(), page.next()));
+        return HtmlResponses.page(200, Templates.audit(page, Pager.of("/console/audit", position.isPresent(), page.next())));
     }
 }

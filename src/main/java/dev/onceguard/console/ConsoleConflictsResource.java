@@ -8,6 +8,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 
 import java.util.Optional;
 
@@ -31,12 +32,15 @@ public class ConsoleConflictsResource {
     }
 
     @GET
-    public TemplateInstance conflicts(@QueryParam("user") String user, @QueryParam("key") String key,
-                                      @QueryParam("after") String after) {
+    public Response conflicts(@QueryParam("user") String user, @QueryParam("key") String key,
+                              @QueryParam("after") String after, @QueryParam("format") String format) {
         KeyConflicts.Filter filter = KeyConflicts.Filter.of(user, key);
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("conflicts", KeyConflicts.CSV, at -> conflicts.list(filter, at));
+        }
         KeysetPage<KeyConflicts.Conflict> page = conflicts.list(filter, position);
-        return Templates.conflicts(filter, page,
-                Pager.of(PAGE, position.isPresent(), page.next(), "user", filter.user(), "key", filter.key()));
+        return HtmlResponses.page(200, Templates.conflicts(filter, page,
+                Pager.of(PAGE, position.isPresent(), page.next(), "user", filter.user(), "key", filter.key())));
     }
 }

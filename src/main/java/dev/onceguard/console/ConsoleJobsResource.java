@@ -41,13 +41,17 @@ public class ConsoleJobsResource {
     }
 
     @GET
-    public TemplateInstance jobs(@QueryParam("job") String job, @QueryParam("after") String after,
-                                 @QueryParam("notice") String notice, @QueryParam("target") String target) {
+    public Response jobs(@QueryParam("job") String job, @QueryParam("after") String after,
+                         @QueryParam("notice") String notice, @QueryParam("target") String target,
+                         @QueryParam("format") String format) {
         String shown = JobHistory.job(job);
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("job-runs", JobHistory.CSV, at -> history.list(shown, at));
+        }
         KeysetPage<JobHistory.Run> page = history.list(shown, position);
-        return Templates.jobs(shown, history.summaries(), page, Pager.of(PAGE, position.isPresent(), page.next(), "job", shown),
-                AdminNotice.of(notice, target).orElse(null));
+        return HtmlResponses.page(200, Templates.jobs(shown, history.summaries(), page,
+                Pager.of(PAGE, position.isPresent(), page.next(), "job", shown), AdminNotice.of(notice, target).orElse(null)));
     }
 
     @POST

@@ -24,15 +24,17 @@ public class ConsoleOperationsResource {
     static class Templates {
         static native TemplateInstance list(OperationFilter filter, KeysetPage<OperationRow> page, Pager pager);
 
-        static native TemplateInstance detail(OperationChain chain);
+        static native TemplateInstance detail(OperationChain chain, RequestHistory history);
     }
 
     private final OperationLists lists;
     private final OperationChains chains;
+    private final RequestLogs requestLogs;
 
-    public ConsoleOperationsResource(OperationLists lists, OperationChains chains) {
+    public ConsoleOperationsResource(OperationLists lists, OperationChains chains, RequestLogs requestLogs) {
         this.lists = lists;
         this.chains = chains;
+        this.requestLogs = requestLogs;
     }
 
     /** A filter value that is not valid answers 400 with the form and what was wrong; nothing is queried. */
@@ -40,10 +42,14 @@ public class ConsoleOperationsResource {
     public Response list(@QueryParam("key") String key, @QueryParam("user") String user,
                          @QueryParam("order") String order, @QueryParam("status") String status,
                          @QueryParam("operation") String operation, @QueryParam("from") String from,
-                         @QueryParam("to") String to, @QueryParam("after") String after) {
+                         @QueryParam("to") String to, @QueryParam("after") String after,
+                         @QueryParam("format") String format) {
         OperationFilter filter = OperationFilter.parse(key, user, order, status, operation, from, to, after);
         if (!filter.valid()) {
             return HtmlResponses.page(400, Templates.list(filter, new KeysetPage<>(List.of(), null), filter.pager(null)));
+        }
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("operations", OperationRow.CSV, position -> lists.page(filter.at(position.orElse(null))));
         }
         KeysetPage<OperationRow> page = lists.page(filter);
         return HtmlResponses.page(200, Templates.list(filter, page, filter.pager(page.next())));
@@ -53,9 +59,10 @@ public class ConsoleOperationsResource {
     @Path("/{id}")
     public TemplateInstance detail(@PathParam("id") String id) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        return Templates.detail(chains.load(recordId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+        OperationChain chain = chains.load(recordId).orElseThrow(() -> ConsoleRequestRejected.notFound(
                 "There is no idempotency record " + recordId + ". A finished record is removed by retention cleanup "
                         + "once it expires (24 h after it finished by default): search the operations list by key, "
-                        + "user or order to see what is still kept.")));
+                        + "user or order to see what is still kept."));
+        return Templates.detail(chain, requestLogs.of(recordId));
     }
 }

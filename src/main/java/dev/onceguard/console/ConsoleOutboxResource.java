@@ -38,14 +38,19 @@ public class ConsoleOutboxResource {
     }
 
     @GET
-    public TemplateInstance outbox(@QueryParam("status") String status, @QueryParam("after") String after,
-                                   @QueryParam("notice") String notice, @QueryParam("target") String target) {
+    public Response outbox(@QueryParam("status") String status, @QueryParam("after") String after,
+                           @QueryParam("notice") String notice, @QueryParam("target") String target,
+                           @QueryParam("format") String format) {
         OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("outbox-" + shown.name().toLowerCase(java.util.Locale.ROOT), OutboxBacklog.CSV,
+                    at -> backlog.list(shown, at));
+        }
         KeysetPage<OutboxBacklog.Event> page = backlog.list(shown, position);
-        return Templates.outbox(shown, backlog.counts(), page,
+        return HtmlResponses.page(200, Templates.outbox(shown, backlog.counts(), page,
                 Pager.of(PAGE, position.isPresent(), page.next(), "status", shown.name()),
-                AdminNotice.of(notice, target).orElse(null));
+                AdminNotice.of(notice, target).orElse(null)));
     }
 
     @POST

@@ -15,13 +15,13 @@ import java.time.format.DateTimeFormatter;
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleOverviewResource {
 
-    /** The {@code from} filter value of the operations list, minute precision (UTC). */
+    /** The {@code from} filter value of the requests list, minute precision (UTC). */
     private static final DateTimeFormatter FILTER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm")
             .withZone(ZoneOffset.UTC);
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance overview(ActivityOverview.Overview overview, String operationsSince,
+        static native TemplateInstance overview(ActivityOverview.Overview overview, String requestsSince,
                                                 long unknownMinutes);
     }
 
@@ -35,7 +35,7 @@ public class ConsoleOverviewResource {
     public TemplateInstance overview() {
         ActivityOverview.Overview overview = activity.read();
         return Templates.overview(overview,
-                OperationFilter.PATH + "?from=" + FILTER_TIME.format(overview.since()),
+                ConsoleRequestsResource.PAGE + "?from=" + FILTER_TIME.format(overview.since()) + "&outcome=",
                 ActivityOverview.UNKNOWN_TOO_LONG.toMinutes());
     }
 }

@@ -15,6 +15,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.util.List;
 import java.util.Optional;
 
 /** {@code /console/stuck}: operations stuck in PROCESSING, with the admin actions "release" and "send to reconciliation". */
@@ -29,24 +30,29 @@ public class ConsoleStuckResource {
     @CheckedTemplate
     static class Templates {
         static native TemplateInstance stuck(KeysetPage<StuckOperations.Stuck> page, StuckOperations.Count stuckNow, Pager pager,
-                                             AdminNotice.Shown notice);
+                                             AdminNotice.Shown notice, List<JobSwitches.Warning> jobWarnings);
     }
 
     private final StuckOperations stuck;
     private final ConsoleAudit audit;
+    private final JobSwitches jobSwitches;
 
-    public ConsoleStuckResource(StuckOperations stuck, ConsoleAudit audit) {
+    public ConsoleStuckResource(StuckOperations stuck, ConsoleAudit audit, JobSwitches jobSwitches) {
         this.stuck = stuck;
         this.audit = audit;
+        this.jobSwitches = jobSwitches;
     }
 
     @GET
-    public TemplateInstance stuck(@QueryParam("after") String after, @QueryParam("notice") String notice,
-                                  @QueryParam("target") String target) {
+    public Response stuck(@QueryParam("after") String after, @QueryParam("notice") String notice,
+                          @QueryParam("target") String target, @QueryParam("format") String format) {
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("stuck", StuckOperations.CSV, stuck::list);
+        }
         KeysetPage<StuckOperations.Stuck> page = stuck.list(position);
-        return Templates.stuck(page, stuck.count(), Pager.of(PAGE, position.isPresent(), page.next()),
-                AdminNotice.of(notice, target).orElse(null));
+        return HtmlResponses.page(200, Templates.stuck(page, stuck.count(), Pager.of(PAGE, position.isPresent(), page.next()),
+                AdminNotice.of(notice, target).orElse(null), jobSwitches.recoveryWarnings()));
     }
 
     @POST

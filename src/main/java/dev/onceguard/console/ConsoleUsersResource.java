@@ -8,6 +8,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Duration;
@@ -42,12 +43,16 @@ public class ConsoleUsersResource {
 
     @GET
     @Path("/{userId}")
-    public TemplateInstance user(@PathParam("userId") String userId, @QueryParam("after") String after) {
+    public Response user(@PathParam("userId") String userId, @QueryParam("after") String after,
+                         @QueryParam("format") String format) {
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("operations-of-user", OperationRow.CSV, at -> lists.ofUser(userId, at.orElse(null)));
+        }
         KeysetPage<OperationRow> page = lists.ofUser(userId, position.orElse(null));
         KeysetPage<OperationRow> marked = new KeysetPage<>(lists.withDoubleSubmissions(page.rows(), window), page.next());
-        return Templates.user(userId, Verdict.span(window), marked,
+        return HtmlResponses.page(200, Templates.user(userId, Verdict.span(window), marked,
                 Pager.of(ConsoleLinks.user(userId), position.isPresent(), page.next()),
-                lists.ordersOf(userId, ORDERS_SHOWN));
+                lists.ordersOf(userId, ORDERS_SHOWN)));
     }
 }

@@ -34,30 +34,46 @@ public class ConsoleWebhooksResource {
         static native TemplateInstance webhooks(InboxEvents.Filter filter, Set<String> providers,
                                                 InboxEvents.Summary summary, KeysetPage<InboxEvents.Event> page,
                                                 Pager pager, AdminNotice.Shown notice);
+
+        static native TemplateInstance event(WebhookEventPage.Page page);
     }
 
     private final InboxEvents events;
     private final ConsoleAudit audit;
+    private final WebhookEventPage eventPage;
 
-    public ConsoleWebhooksResource(InboxEvents events, ConsoleAudit audit) {
+    public ConsoleWebhooksResource(InboxEvents events, ConsoleAudit audit, WebhookEventPage eventPage) {
         this.events = events;
         this.audit = audit;
+        this.eventPage = eventPage;
     }
 
     @GET
-    public TemplateInstance webhooks(@QueryParam("status") String status, @QueryParam("provider") String provider,
-                                     @QueryParam("after") String after, @QueryParam("notice") String notice,
-                                     @QueryParam("target") String target) {
+    public Response webhooks(@QueryParam("status") String status, @QueryParam("provider") String provider,
+                             @QueryParam("after") String after, @QueryParam("notice") String notice,
+                             @QueryParam("target") String target, @QueryParam("format") String format) {
         InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
         Optional<Cursor> position = Cursor.parse(after);
+        if (CsvExport.wanted(format)) {
+            return CsvExport.of("webhook-events", InboxEvents.CSV, at -> events.list(filter, at));
+        }
         KeysetPage<InboxEvents.Event> page = events.list(filter, position);
         Set<String> providers = new TreeSet<>(events.providers());
         if (filter.provider() != null) {
             providers.add(filter.provider());
         }
         Pager pager = Pager.of(PAGE, position.isPresent(), page.next(), "status", filter.status(), "provider", filter.provider());
-        return Templates.webhooks(filter, providers, events.summary(), page, pager,
-                AdminNotice.of(notice, target).orElse(null));
+        return HtmlResponses.page(200, Templates.webhooks(filter, providers, events.summary(), page, pager,
+                AdminNotice.of(notice, target).orElse(null)));
+    }
+
+    @GET
+    @Path("/{id}")
+    public TemplateInstance event(@PathParam("id") String id) {
+        long inboxId = ConsoleRequestRejected.id(id, "webhook event");
+        return Templates.event(eventPage.load(inboxId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+                "There is no webhook event " + inboxId + " in the inbox. Processed events are removed by retention "
+                        + "cleanup after 30 days by default.")));
     }
 
     @POST

@@ -28,6 +28,18 @@ public class InboxEvents {
     static final Set<String> STATUSES = Set.of("PROCESSED", "IGNORED", "FAILED", "REJECTED", "PENDING_MATCH");
     private static final String PROVIDER_FORMAT = "[A-Za-z0-9_.-]{1,64}";
 
+    static final List<CsvExport.Column<Event>> CSV = List.of(
+            new CsvExport.Column<>("inbox_id", Event::id),
+            new CsvExport.Column<>("provider", Event::provider),
+            new CsvExport.Column<>("event_id", Event::eventId),
+            new CsvExport.Column<>("event_type", Event::eventType),
+            new CsvExport.Column<>("status", Event::status),
+            new CsvExport.Column<>("delivery_count", Event::deliveryCount),
+            new CsvExport.Column<>("received_at", Event::receivedAt),
+            new CsvExport.Column<>("last_delivered_at", Event::lastDeliveredAt),
+            new CsvExport.Column<>("reason", Event::reason),
+            new CsvExport.Column<>("last_error", Event::lastError));
+
     public record Event(long id, String provider, String eventId, String eventType, String status, int deliveryCount,
                         Instant receivedAt, Instant lastDeliveredAt, String reason, String lastError, String paymentId) {
 

@@ -32,6 +32,16 @@ public class JobHistory {
         }
     }
 
+    static final List<CsvExport.Column<Run>> CSV = List.of(
+            new CsvExport.Column<>("run_id", Run::id),
+            new CsvExport.Column<>("job", Run::job),
+            new CsvExport.Column<>("replica", Run::replica),
+            new CsvExport.Column<>("started_at", Run::startedAt),
+            new CsvExport.Column<>("finished_at", Run::finishedAt),
+            new CsvExport.Column<>("outcome", Run::outcome),
+            new CsvExport.Column<>("counts", Run::counts),
+            new CsvExport.Column<>("error", Run::error));
+
     public record Summary(String job, String schedule, Instant lastRunAt, String lastOutcome, Instant lastSuccessAt) {
 
         public String statusClass() {

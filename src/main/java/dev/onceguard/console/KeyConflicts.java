@@ -19,7 +19,7 @@ public class KeyConflicts {
 
     public record Conflict(long id, long recordId, String userId, String operation, String key,
                            String originalFingerprint, String conflictingFingerprint, String requestId,
-                           Instant createdAt) {
+                           Instant createdAt, boolean bodiesKept, List<BodyDiff.Change> changes) {
 
         public String originalPrefix() {
             return prefix(originalFingerprint);
@@ -33,6 +33,17 @@ public class KeyConflicts {
             return fingerprint.length() <= FINGERPRINT_PREFIX ? fingerprint : fingerprint.substring(0, FINGERPRINT_PREFIX);
         }
     }
+
+    static final List<CsvExport.Column<Conflict>> CSV = List.of(
+            new CsvExport.Column<>("created_at", Conflict::createdAt),
+            new CsvExport.Column<>("record_id", Conflict::recordId),
+            new CsvExport.Column<>("user_id", Conflict::userId),
+            new CsvExport.Column<>("operation", Conflict::operation),
+            new CsvExport.Column<>("idempotency_key", Conflict::key),
+            new CsvExport.Column<>("request_id", Conflict::requestId),
+            new CsvExport.Column<>("changed_fields", c -> String.join(" ", c.changes().stream().map(BodyDiff.Change::field).toList())),
+            new CsvExport.Column<>("original_fingerprint", Conflict::originalFingerprint),
+            new CsvExport.Column<>("conflicting_fingerprint", Conflict::conflictingFingerprint));
 
     public record Filter(String user, String key) {
 
@@ -58,15 +69,18 @@ public class KeyConflicts {
 
 
     private final ConsoleReads reads;
+    private final RequestLogs bodies;
 
-    public KeyConflicts(ConsoleReads reads) {
+    public KeyConflicts(ConsoleReads reads, RequestLogs bodies) {
         this.reads = reads;
+        this.bodies = bodies;
     }
 
     KeysetPage<Conflict> list(Filter filter, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
-                       conflicting_fingerprint, request_id, created_at
+                       conflicting_fingerprint, request_id, created_at, refused_body,
+                       (SELECT r.request_body FROM idempotency_records r WHERE r.id = record_id) AS request_body
                   FROM idempotency_conflicts WHERE true""");
         List<Object> parameters = new ArrayList<>();
         if (filter.user() != null) {
@@ -87,7 +101,10 @@ public class KeyConflicts {
         List<Conflict> rows = reads.list(sql.toString(), row -> new Conflict(row.getLong("id"), row.getLong("record_id"),
                 row.getString("user_id"), row.getString("operation"), row.getString("idempotency_key"),
                 row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
-                row.getString("request_id"), instant(row, "created_at")), parameters.toArray());
+                row.getString("request_id"), instant(row, "created_at"),
+                bodies.body(row, "request_body") != null && bodies.body(row, "refused_body") != null,
+                BodyDiff.between(bodies.body(row, "request_body"), bodies.body(row, "refused_body"))),
+                parameters.toArray());
         return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

@@ -1,5 +1,7 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.Cause;
+
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
@@ -62,8 +64,40 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
         }
     }
 
+    /**
+     * One accepted state change and its cause ({@link dev.onceguard.platform.Cause}): {@code causeRef} names the
+     * request, webhook event, job run or audit entry; {@code eventType} is the webhook event's type when known.
+     */
     public record Transition(String subjectType, String subjectId, String fromStatus, String toStatus, String cause,
-                             Instant occurredAt) {
+                             String causeRef, String eventType, Instant occurredAt) {
+
+        /** The cause in plain words. */
+        public String causeText() {
+            String ref = causeRef == null ? "" : " " + causeRef;
+            return switch (cause) {
+                case Cause.PROVIDER_ANSWER -> "UNKNOWN".equals(toStatus)
+                        ? "no answer from the provider in time to request" + ref
+                        : "the provider's answer to request" + ref;
+                case Cause.WEBHOOK -> (eventType == null ? "webhook event" : eventType + " webhook, event") + ref;
+                case Cause.RECONCILIATION -> "reconciliation, run" + ref;
+                case Cause.LEASE_RECOVERY -> "lease recovery, run" + ref;
+                case Cause.ADMIN -> "admin action, audit entry" + ref;
+                case Cause.FULFILMENT -> "fulfilment after outbox event" + ref;
+                default -> cause + ref;
+            };
+        }
+
+        /** The page about the cause: the job's runs, the audit log, the inbox, the outbox. */
+        public String causeHref() {
+            return switch (cause) {
+                case Cause.WEBHOOK -> "/console/webhooks";
+                case Cause.RECONCILIATION -> "/console/jobs?job=" + dev.onceguard.maintenance.Jobs.RECONCILIATION;
+                case Cause.LEASE_RECOVERY -> "/console/jobs?job=" + dev.onceguard.maintenance.Jobs.LEASE_RECOVERY;
+                case Cause.ADMIN -> "/console/audit";
+                case Cause.FULFILMENT -> "/console/outbox";
+                default -> null;
+            };
+        }
     }
 
     public record OutboxEvent(long id, String eventType, String status, int attempts, String lastError,

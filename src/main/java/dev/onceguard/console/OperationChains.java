@@ -12,6 +12,8 @@ import dev.onceguard.console.OperationChain.Payment;
 import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
 import dev.onceguard.console.OperationChain.WebhookEvent;
+import dev.onceguard.idempotency.Operation;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Problem;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -23,6 +25,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 
@@ -44,12 +48,16 @@ public class OperationChains {
     private final ConsoleReads reads;
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
+    private final RecoveryJobs jobs;
 
     public OperationChains(ConsoleReads reads, ObjectMapper json,
-                           @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow) {
+                           @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow,
+                           @ConfigProperty(name = "onceguard.jobs.lease-recovery.every") String leaseRecoveryEvery,
+                           @ConfigProperty(name = "onceguard.jobs.reconciliation.every") String reconciliationEvery) {
         this.reads = reads;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
+        this.jobs = new RecoveryJobs(!"off".equals(leaseRecoveryEvery), !"off".equals(reconciliationEvery));
     }
 
     public Optional<OperationChain> load(long recordId) {
@@ -76,22 +84,24 @@ public class OperationChains {
             items = items(orderId);
             payments = payments(orderId);
             webhookEvents = webhookEvents(orderId);
-            transitions = transitions(orderId, payments);
+            transitions = transitions(orderId, payments, webhookEvents);
             outboxEvents = outboxEvents(orderId);
             effects = effects(orderId);
             onSameOrder = onSameOrder(record.id(), orderId, payments);
         }
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
+        int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
+        PaymentStory story = storyOf(record, payments, transitions, charges, now);
         Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
                 record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
                 order == null ? 0 : 1,
                 (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count(),
                 webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
                 (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
-                sameCart, doubleSubmissionWindow, now));
+                sameCart, doubleSubmissionWindow, now), story, jobs);
         List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,
-                outboxEvents, effects, sameCart);
+                outboxEvents, effects, sameCart, story);
         return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,
                 effects, onSameOrder, verdict, timeline);
     }
@@ -175,31 +185,62 @@ public class OperationChains {
                 orderId);
     }
 
+    /** A payment operation's story; null for other operations, or before the payment exists. */
+    private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions, int charges,
+                                 Instant now) {
+        if (!Operation.CREATE_PAYMENT.wireName().equals(record.operation()) || !"payment".equals(record.resourceType())) {
+            return null;
+        }
+        Optional<Payment> payment = payments.stream().filter(p -> p.paymentId().equals(record.resourceId())).findFirst();
+        if (payment.isEmpty()) {
+            return null;
+        }
+        List<PaymentStory.LoggedRequest> requests = reads.list("""
+                        SELECT request_id, received_at, outcome, http_status FROM idempotency_request_log
+                         WHERE record_id = ? ORDER BY received_at, id""",
+                row -> new PaymentStory.LoggedRequest(row.getString("request_id"), instant(row, "received_at"),
+                        row.getString("outcome"), nullableInt(row, "http_status")),
+                record.id());
+        List<Transition> moves = transitions.stream()
+                .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
+        return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
+                record.completedAt(), record.responseStatus(), record.leaseExpiresAt(), payment.get().status(), moves,
+                requests, charges, jobs, now));
+    }
+
     private List<WebhookEvent> webhookEvents(String orderId) {
         return reads.list("""
                         SELECT w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
                                w.delivery_count, w.received_at, w.last_delivered_at, w.processed_at
-                          FROM payments p
-                          JOIN webhook_inbox w ON w.provider = p.provider AND w.provider_payment_id = p.provider_payment_id
-                         WHERE p.order_id = ?
+                          FROM webhook_inbox w
+                         WHERE w.id IN (SELECT w2.id FROM payments p
+                                          JOIN webhook_inbox w2 ON w2.provider = p.provider
+                                                               AND w2.provider_payment_id = p.provider_payment_id
+                                         WHERE p.order_id = ?
+                                        UNION
+                                        SELECT w3.id FROM payments p JOIN webhook_inbox w3 ON w3.payment_id = p.payment_id
+                                         WHERE p.order_id = ?)
                          ORDER BY w.received_at, w.id""",
                 row -> new WebhookEvent(row.getString("provider"), row.getString("event_id"), row.getString("event_type"),
                         row.getString("provider_payment_id"), row.getString("status"), row.getString("reason"),
                         row.getInt("delivery_count"), instant(row, "received_at"), instant(row, "last_delivered_at"),
                         instant(row, "processed_at")),
-                orderId);
+                orderId, orderId);
     }
 
-    private List<Transition> transitions(String orderId, List<Payment> payments) {
+    private List<Transition> transitions(String orderId, List<Payment> payments, List<WebhookEvent> webhookEvents) {
+        Map<String, String> eventTypes = new HashMap<>();
+        webhookEvents.forEach(event -> eventTypes.put(event.eventId(), event.eventType()));
         return reads.list("""
-                        SELECT subject_type, subject_id, from_status, to_status, cause, occurred_at
+                        SELECT subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at
                           FROM state_transitions
                          WHERE (subject_type = 'order' AND subject_id = ?)
                             OR (subject_type = 'payment' AND subject_id = ANY(?))
                          ORDER BY occurred_at, id""",
                 row -> new Transition(row.getString("subject_type"), row.getString("subject_id"),
                         row.getString("from_status"), row.getString("to_status"), row.getString("cause"),
-                        instant(row, "occurred_at")),
+                        row.getString("cause_ref"), Cause.WEBHOOK.equals(row.getString("cause"))
+                        ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at")),
                 orderId, paymentIds(payments));
     }
 
@@ -272,11 +313,19 @@ public class OperationChains {
     private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
                                                 List<Payment> payments, List<WebhookEvent> webhookEvents,
                                                 List<Transition> transitions, List<OutboxEvent> outboxEvents,
-                                                List<Effect> effects, List<Verdict.SameCart> sameCart) {
+                                                List<Effect> effects, List<Verdict.SameCart> sameCart,
+                                                PaymentStory story) {
         List<TimelineEntry> entries = new ArrayList<>();
         entries.add(new TimelineEntry(record.createdAt(), "First request " + record.requestId(),
                 record.operation() + " with key " + record.key() + ", fingerprint " + prefix(record.fingerprint()), null));
-        if (record.completedAt() != null) {
+        if (story != null) {
+            entries.addAll(story.answers());
+            if (record.completedAt() != null) {
+                entries.add(new TimelineEntry(record.completedAt(), "Operation finished: stored answer "
+                        + record.responseStatus(), "The record became " + record.status()
+                        + "; every retry with this key from now on gets this stored answer.", null));
+            }
+        } else if (record.completedAt() != null) {
             entries.add(new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
                     + (record.refusalCode() == null ? "" : " " + record.refusalCode()),
                     "The record became " + record.status() + "; every retry with this key gets this stored answer.", null));
@@ -305,7 +354,7 @@ public class OperationChains {
         for (Transition transition : transitions) {
             entries.add(new TimelineEntry(transition.occurredAt(), transition.subjectType() + " " + transition.subjectId()
                     + ": " + (transition.fromStatus() == null ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
-                    "Cause: " + transition.cause() + ".", null));
+                    "Cause: " + transition.causeText() + ".", transition.causeHref()));
         }
         for (WebhookEvent event : webhookEvents) {
             entries.add(new TimelineEntry(event.receivedAt(), "Webhook " + event.eventType() + " from " + event.provider(),

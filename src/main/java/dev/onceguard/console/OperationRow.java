@@ -18,6 +18,20 @@ public record OperationRow(long id, String key, String userId, String operation,
             id, idempotency_key, user_id, operation, status, left(fingerprint, 12) AS fingerprint_prefix, replay_count,
             resource_type, resource_id, response_status, created_at, expires_at, lease_expires_at""";
 
+    static final List<CsvExport.Column<OperationRow>> CSV = List.of(
+            new CsvExport.Column<>("record_id", OperationRow::id),
+            new CsvExport.Column<>("idempotency_key", OperationRow::key),
+            new CsvExport.Column<>("user_id", OperationRow::userId),
+            new CsvExport.Column<>("operation", OperationRow::operation),
+            new CsvExport.Column<>("status", OperationRow::status),
+            new CsvExport.Column<>("response_status", OperationRow::responseStatus),
+            new CsvExport.Column<>("fingerprint_prefix", OperationRow::fingerprintPrefix),
+            new CsvExport.Column<>("replay_count", OperationRow::replayCount),
+            new CsvExport.Column<>("resource_type", OperationRow::resourceType),
+            new CsvExport.Column<>("resource_id", OperationRow::resourceId),
+            new CsvExport.Column<>("created_at", OperationRow::createdAt),
+            new CsvExport.Column<>("expires_at", OperationRow::expiresAt));
+
     /** Another record of the same user with the same operation and fingerprint under a different key, close in time. */
     public record DoubleSubmission(long otherId, String otherKey, long secondsApart) {
 

@@ -42,6 +42,17 @@ public class OutboxBacklog {
         }
     }
 
+    static final List<CsvExport.Column<Event>> CSV = List.of(
+            new CsvExport.Column<>("event_id", Event::id),
+            new CsvExport.Column<>("event_type", Event::eventType),
+            new CsvExport.Column<>("aggregate_type", Event::aggregateType),
+            new CsvExport.Column<>("aggregate_id", Event::aggregateId),
+            new CsvExport.Column<>("status", Event::status),
+            new CsvExport.Column<>("attempts", Event::attempts),
+            new CsvExport.Column<>("next_attempt_at", Event::nextAttemptAt),
+            new CsvExport.Column<>("last_error", Event::lastError),
+            new CsvExport.Column<>("created_at", Event::createdAt));
+
     public record Event(long id, String eventType, String aggregateType, String aggregateId, String status,
                         int attempts, Instant nextAttemptAt, String lastError, Instant createdAt) {
 

@@ -8,6 +8,11 @@ import java.util.StringJoiner;
  */
 public record Pager(String first, String next, boolean continued) {
 
+    /** The whole list under the same filters as CSV. */
+    public String csv() {
+        return first + (first.contains("?") ? "&" : "?") + "format=" + CsvExport.FORMAT;
+    }
+
     /**
      * @param continued whether the page shown is a later one (its request had a position)
      * @param next      the position of the next page, null on the last one

@@ -28,6 +28,18 @@ public class StuckOperations {
     static final int COUNT_LIMIT = 1000;
 
     /** One stuck operation as the page shows it. */
+    static final List<CsvExport.Column<Stuck>> CSV = List.of(
+            new CsvExport.Column<>("record_id", Stuck::id),
+            new CsvExport.Column<>("user_id", Stuck::userId),
+            new CsvExport.Column<>("operation", Stuck::operation),
+            new CsvExport.Column<>("idempotency_key", Stuck::key),
+            new CsvExport.Column<>("recovery_point", Stuck::recoveryPoint),
+            new CsvExport.Column<>("created_at", Stuck::createdAt),
+            new CsvExport.Column<>("lease_expired_at", Stuck::leaseExpiredAt),
+            new CsvExport.Column<>("resource_type", Stuck::resourceType),
+            new CsvExport.Column<>("resource_id", Stuck::resourceId),
+            new CsvExport.Column<>("payment_status", Stuck::paymentStatus));
+
     public record Stuck(long id, String userId, String operation, String key, String recoveryPoint,
                         Instant createdAt, Instant leaseExpiredAt, String resourceType, String resourceId,
                         String paymentStatus) {

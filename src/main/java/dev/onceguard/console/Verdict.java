@@ -48,16 +48,30 @@ public record Verdict(String tone, String headline, List<String> findings, List<
     private enum Tone { OK, WARN, BAD }
 
     public static Verdict of(Facts facts) {
+        return of(facts, null, null);
+    }
+
+    /**
+     * @param story how a payment operation really went (null for other operations); its headline, when something
+     *              went wrong on the way, replaces the ordinary one, and its tone is never "ok"
+     * @param jobs  which recovery jobs run here, so that a stuck operation is promised only what will happen
+     */
+    public static Verdict of(Facts facts, PaymentStory story, RecoveryJobs jobs) {
         Tone tone = Tone.OK;
         String headline;
         switch (facts.status()) {
             case "PROCESSING" -> {
-                if (facts.leaseExpiresAt() != null && !facts.leaseExpiresAt().isAfter(facts.now())) {
+                if (story != null && story.headline() != null) {
+                    tone = Tone.WARN;
+                    headline = story.headline();
+                } else if (facts.leaseExpiresAt() != null && !facts.leaseExpiresAt().isAfter(facts.now())) {
                     tone = Tone.BAD;
                     headline = "Stuck past its lease: still PROCESSING at recovery point " + facts.recoveryPoint()
                             + ", its lease ran out " + span(Duration.between(facts.leaseExpiresAt(), facts.now()))
-                            + " ago. Lease recovery or the next retry with the same key finishes it from there; "
-                            + "a payment with an unknown outcome goes to reconciliation, never to a second charge.";
+                            + " ago. " + (jobs == null ? "Lease recovery or the next retry with the same key finishes it "
+                            + "from there; a payment with an unknown outcome goes to reconciliation, never to a second charge."
+                            : "started".equals(facts.recoveryPoint()) ? capitalized(jobs.whatFinishesAStart()) + "."
+                            : capitalized(jobs.whatFinishesAPayment()) + ", never with a second charge.");
                 } else {
                     tone = Tone.WARN;
                     headline = "Still in progress: the first request is running (recovery point "
@@ -74,6 +88,11 @@ public record Verdict(String tone, String headline, List<String> findings, List<
             default -> {
                 if (facts.charges() > 1) {
                     tone = Tone.BAD;
+                }
+                if (story != null && story.headline() != null) {
+                    tone = worse(tone, Tone.WARN);
+                    headline = story.headline();
+                    break;
                 }
                 headline = "One intent, " + (facts.replayCount() == 0 ? "sent once" : "retried " + times(facts.replayCount(), "time", "times"))
                         + ": " + (facts.orders() == 0 ? "no order" : facts.orders() == 1 ? "one order" : facts.orders() + " orders")
@@ -126,6 +145,10 @@ public record Verdict(String tone, String headline, List<String> findings, List<
             return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
         }
         return seconds / 86_400 + " d " + seconds % 86_400 / 3600 + " h";
+    }
+
+    private static String capitalized(String text) {
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     private static String times(int count, String one, String many) {

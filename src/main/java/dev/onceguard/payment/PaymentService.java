@@ -172,7 +172,7 @@ public class PaymentService {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void finishSettled(String paymentId) {
-        Payment current = Payment.findById(paymentId);
+        Payment current = freshPayment(paymentId);
         if (current.idempotencyRecordId == null || !PaymentStates.MACHINE.isFinal(current.status)) {
             return;
         }
@@ -189,7 +189,7 @@ public class PaymentService {
                                       CustomerAction customerAction) {
         return QuarkusTransaction.requiringNew().call(() -> {
             applyWhatIsKnown.accept(payment);
-            Payment current = Payment.findById(payment.paymentId);
+            Payment current = freshPayment(payment.paymentId);
             if (current.status == Payment.Status.UNKNOWN || current.status == Payment.Status.REQUIRES_ACTION) {
                 boolean unknown = current.status == Payment.Status.UNKNOWN;
                 idempotency.leaveUnfinished(recordId, new Checkpoint(unknown ? OUTCOME_UNKNOWN : REQUIRES_ACTION,
@@ -211,6 +211,13 @@ public class PaymentService {
             return idempotency.replayOf(recordId).orElseThrow(() -> new IllegalStateException(
                     "record " + recordId + " was neither completable nor finished"));
         });
+    }
+
+    /** The payment as the database has it now: the state machine moves it with SQL, past any entity already loaded. */
+    private Payment freshPayment(String paymentId) {
+        Payment payment = Payment.findById(paymentId);
+        em.refresh(payment);
+        return payment;
     }
 
     private StoredResponse finalResponse(Payment current) {

@@ -22,9 +22,10 @@ import java.util.Optional;
 
 /**
  * Resolves payment attempts whose outcome onceguard does not know, by asking the provider, never by a blind
- * new call: an UNKNOWN attempt's operation is taken over (once its lease is free) and resumed with the same
- * provider key, which finishes its idempotency record so the client's retry replays the final answer; a PENDING
- * attempt that has been quiet for a while is looked up by its provider payment id.
+ * new call: an UNKNOWN attempt's operation, or a CREATED one whose process died before it stored the provider's
+ * answer (its lease ran out), is taken over and resumed with the same provider key, which finishes its idempotency
+ * record so the client's retry replays the final answer; a PENDING attempt that has been quiet for a while is looked
+ * up by its provider payment id.
  */
 @ApplicationScoped
 public class Reconciliation {
@@ -104,13 +105,22 @@ public class Reconciliation {
         return new Result(resumed, stillUnknown, checked, resolved);
     }
 
+    @SuppressWarnings("unchecked")
     private List<Long> operationsOfUnknownPayments() {
-        return QuarkusTransaction.requiringNew().call(() -> em.createQuery("""
-                        select p.idempotencyRecordId from Payment p
-                         where p.status = dev.onceguard.payment.Payment.Status.UNKNOWN
-                         order by p.updatedAt""", Long.class)
-                .setMaxResults(BATCH)
+        List<Number> ids = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
+                        SELECT p.idempotency_record_id FROM payments p
+                         WHERE p.idempotency_record_id IS NOT NULL
+                           AND (p.status = 'UNKNOWN'
+                                OR (p.status = 'CREATED' AND EXISTS (
+                                    SELECT 1 FROM idempotency_records r
+                                     WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING'
+                                       AND r.lease_expires_at <= :now)))
+                         ORDER BY p.updated_at
+                         LIMIT :batch""")
+                .setParameter("now", Timestamps.now())
+                .setParameter("batch", BATCH)
                 .getResultList());
+        return ids.stream().map(Number::longValue).toList();
     }
 
     private List<Payment> quietPendingPayments() {

@@ -84,6 +84,10 @@ public class SandboxDeliveryWorker {
         return total;
     }
 
+    /**
+     * Claims the due copies of the next due event. A copy another replica holds is skipped, never waited for: two
+     * replicas that each locked one copy of the same event and waited for the other's deadlocked.
+     */
     private List<Claimed> claimNextEvent(Instant now) {
         return QuarkusTransaction.requiringNew().call(() -> {
             @SuppressWarnings("unchecked")
@@ -93,11 +97,15 @@ public class SandboxDeliveryWorker {
                                  WHERE status = 'PENDING' AND next_attempt_at <= :now
                                  ORDER BY next_attempt_at, id
                                  LIMIT 1
-                                 FOR UPDATE SKIP LOCKED)
+                                 FOR UPDATE SKIP LOCKED),
+                            due_copies AS (
+                                SELECT c.id FROM sandbox_webhook_deliveries c JOIN next_event USING (event_id)
+                                 WHERE c.status = 'PENDING' AND c.next_attempt_at <= :now
+                                 FOR UPDATE OF c SKIP LOCKED)
                             UPDATE sandbox_webhook_deliveries d
                                SET attempts = d.attempts + 1, next_attempt_at = :leaseUntil
-                              FROM next_event
-                             WHERE d.event_id = next_event.event_id AND d.status = 'PENDING' AND d.next_attempt_at <= :now
+                              FROM due_copies
+                             WHERE d.id = due_copies.id
                             RETURNING d.id, d.event_id, d.event_type, d.payment_id, d.body, d.attempts""")
                     .setParameter("now", now)
                     .setParameter("leaseUntil", now.plus(config.deliveryTimeout().multipliedBy(2)))

@@ -2,6 +2,7 @@ package dev.onceguard.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -31,13 +32,16 @@ public class SandboxPayments {
     private final EntityManager em;
     private final SandboxWebhooks webhooks;
     private final SandboxConfig config;
+    private final PaymentsConfig payments;
     private final ObjectMapper json;
     private final Ids ids;
 
-    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, ObjectMapper json, Ids ids) {
+    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, PaymentsConfig payments,
+                           ObjectMapper json, Ids ids) {
         this.em = em;
         this.webhooks = webhooks;
         this.config = config;
+        this.payments = payments;
         this.json = json;
         this.ids = ids;
     }
@@ -71,7 +75,7 @@ public class SandboxPayments {
             }
             return new Created(payment, true);
         }
-        for (SandboxToken.PlannedEvent event : token.events(config)) {
+        for (SandboxToken.PlannedEvent event : token.events(config, payments.providerTimeout())) {
             webhooks.schedule(payment, event.type(), now.plus(event.after()), event.copies());
         }
         LOG.debugf("sandbox payment %s created: %s, order=%s", payment.id, payment.status, payment.orderId);

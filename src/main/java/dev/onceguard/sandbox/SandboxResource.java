@@ -64,7 +64,7 @@ public class SandboxResource {
                 parsed.value(), token);
         if (!created.replayed()) {
             switch (token.answer) {
-                case TOO_LATE -> Thread.sleep(paymentsConfig.providerTimeout().plusSeconds(1).toMillis());
+                case TOO_LATE -> Thread.sleep(SandboxToken.tooLate(paymentsConfig.providerTimeout()).toMillis());
                 case SERVER_ERROR -> throw new ProblemException(Problem.of(500, "SANDBOX_SIMULATED_ERROR",
                         "Simulated provider error", "The payment was committed; this answer is a simulated failure."));
                 case AT_ONCE -> {

@@ -43,14 +43,24 @@ enum SandboxToken {
         return Arrays.stream(values()).map(t -> t.wireName).toList();
     }
 
-    List<PlannedEvent> events(SandboxConfig config) {
+    /** When a too-late answer comes: a second after the caller gave up waiting. */
+    static Duration tooLate(Duration callerTimeout) {
+        return callerTimeout.plusSeconds(1);
+    }
+
+    /**
+     * The events of a payment with this token. A provider that answers too late sends its webhook after that late
+     * answer, when the caller has already given up and holds the payment as UNKNOWN.
+     */
+    List<PlannedEvent> events(SandboxConfig config, Duration callerTimeout) {
         return switch (this) {
             case DECLINE -> List.of(new PlannedEvent(SandboxEventType.CANCELED, Duration.ZERO, 1));
             case PENDING -> List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, config.pendingDelay(), 1));
             case DUPLICATE_WEBHOOKS -> List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, Duration.ZERO, DUPLICATE_COPIES));
             case OUT_OF_ORDER -> List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, Duration.ZERO, 1),
                     new PlannedEvent(SandboxEventType.PENDING, config.staleEventDelay(), 1));
-            case SUCCESS, TIMEOUT_AFTER_COMMIT, ERROR_AFTER_COMMIT ->
+            case TIMEOUT_AFTER_COMMIT -> List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, tooLate(callerTimeout), 1));
+            case SUCCESS, ERROR_AFTER_COMMIT ->
                     List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, Duration.ZERO, 1));
         };
     }

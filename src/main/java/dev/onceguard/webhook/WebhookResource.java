@@ -37,11 +37,14 @@ public class WebhookResource {
     private final PaymentProviders providers;
     private final WebhookInbox inbox;
     private final WebhookMetrics metrics;
+    private final WebhookDeliveryLog deliveries;
 
-    public WebhookResource(PaymentProviders providers, WebhookInbox inbox, WebhookMetrics metrics) {
+    public WebhookResource(PaymentProviders providers, WebhookInbox inbox, WebhookMetrics metrics,
+                           WebhookDeliveryLog deliveries) {
         this.providers = providers;
         this.inbox = inbox;
         this.metrics = metrics;
+        this.deliveries = deliveries;
     }
 
     @POST
@@ -64,6 +67,7 @@ public class WebhookResource {
         }
         ProviderEvent event = read(provider, bytes);
         DeliveryOutcome outcome = inbox.receive(provider.name(), event, bytes);
+        deliveries.record(provider.name(), event.eventId(), outcome, outcome == DeliveryOutcome.FAILED ? 500 : 200);
         if (outcome == DeliveryOutcome.FAILED) {
             throw new ProblemException(Problem.of(500, "WEBHOOK_PROCESSING_FAILED", "Webhook processing failed",
                     "The event was recorded but applying it failed; deliver it again later."));

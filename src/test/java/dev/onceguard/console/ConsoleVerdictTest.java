@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -30,13 +31,18 @@ class ConsoleVerdictTest {
     @Inject
     ConsoleReads sql;
 
+    @Inject
+    RequestLog requestLog;
+
     private final String user = TestTokens.newUser();
 
     private long recordOf(String key) {
         return Database.count(db, "SELECT id FROM idempotency_records WHERE user_id = ? AND idempotency_key = ?", user, key);
     }
 
+    /** The page as support sees it once the request log batch (replay counts included) has been written. */
     private String detail(long recordId) {
+        requestLog.flush();
         return page("/console/operations/" + recordId, 200);
     }
 

@@ -9,10 +9,8 @@ import dev.onceguard.payment.PaymentOutcomes;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,17 +40,10 @@ class OrderPaidEffectsTest {
     FaultAfterEffects fault;
     @Inject
     MeterRegistry registry;
-    @Inject
-    Scheduler scheduler;
 
     @BeforeEach
-    void holdScheduledRelay() throws InterruptedException {
-        PaidOrders.holdScheduledRelay(scheduler);
-    }
-
-    @AfterEach
-    void releaseScheduledRelay() {
-        PaidOrders.releaseScheduledRelay(scheduler);
+    void deliverWhatEarlierTestsLeftDue() {
+        paidOrders.relayUntilIdle();
     }
 
     @Test

@@ -100,7 +100,7 @@ class LeaseRecoveryTest {
                 paymentId, orderId, user, "onceguard-" + paymentId);
         given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
                 .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
-                        + "\"metadata\":{\"orderId\":\"" + orderId + "\",\"paymentId\":\"" + paymentId + "\"}}")
+                        + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
                 .post("/sandbox/v1/payments").then().statusCode(201);
         Seeds.processingRecord(db, user, "create-payment", "crashed-after-call", "payment_created", paymentId, true);
 

@@ -3,10 +3,8 @@ package dev.onceguard.outbox;
 import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -39,20 +37,10 @@ class OutboxRelayBenchmark {
     PaidOrders paidOrders;
     @Inject
     OutboxRelay relay;
-    @Inject
-    Scheduler scheduler;
 
     @BeforeEach
-    void holdScheduledRelay() throws InterruptedException {
-        PaidOrders.holdScheduledRelay(scheduler);
-        while (relay.runOnce().claimed() > 0) {
-            // leave nothing from earlier runs in the measured backlog
-        }
-    }
-
-    @AfterEach
-    void releaseScheduledRelay() {
-        PaidOrders.releaseScheduledRelay(scheduler);
+    void leaveNothingFromEarlierRunsInTheMeasuredBacklog() {
+        paidOrders.relayUntilIdle();
     }
 
     @Test

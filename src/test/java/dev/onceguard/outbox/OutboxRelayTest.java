@@ -5,10 +5,8 @@ import dev.onceguard.TestTokens;
 import dev.onceguard.platform.Ids;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,17 +49,10 @@ class OutboxRelayTest {
     OutboxMetrics metrics;
     @Inject
     MeterRegistry registry;
-    @Inject
-    Scheduler scheduler;
 
     @BeforeEach
-    void holdScheduledRelay() throws InterruptedException {
-        PaidOrders.holdScheduledRelay(scheduler);
-    }
-
-    @AfterEach
-    void releaseScheduledRelay() {
-        PaidOrders.releaseScheduledRelay(scheduler);
+    void deliverWhatEarlierTestsLeftDue() {
+        paidOrders.relayUntilIdle();
     }
 
     record Row(String status, int attempts, Instant nextAttemptAt, String lastError) {

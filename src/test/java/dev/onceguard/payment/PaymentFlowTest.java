@@ -63,7 +63,7 @@ class PaymentFlowTest {
         assertThat(paid.header("Location")).isEqualTo("/api/payments/" + paid.path("paymentId"));
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(replay.asByteArray()).isEqualTo(paid.asByteArray());
-        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status IN ('PAID', 'FULFILLED')", orderId))
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'PAID'", orderId))
                 .isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM outbox_events WHERE aggregate_id = ? AND event_type = 'ORDER_PAID'", orderId))
                 .isEqualTo(1);

@@ -59,7 +59,7 @@ class SandboxApiTest {
         String key = UUID.randomUUID().toString();
 
         Response first = create("tok_success", orderId, key);
-        String reordered = "{\"metadata\":{\"paymentId\":\"pay_test\",\"orderId\":\"" + orderId + "\"},"
+        String reordered = "{\"metadata\":{\"payment_id\":\"pay_test\",\"order_id\":\"" + orderId + "\"},"
                 + "\"paymentMethodToken\":\"tok_success\", \"currency\":\"RUB\",\"amount\":\"1500.00\"}";
         Response second = create(key, reordered);
 

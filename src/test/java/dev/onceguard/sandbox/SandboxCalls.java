@@ -27,7 +27,7 @@ final class SandboxCalls {
 
     static String body(String token, String orderId) {
         return "{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"" + token + "\","
-                + "\"metadata\":{\"orderId\":\"" + orderId + "\",\"paymentId\":\"pay_test\"}}";
+                + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"pay_test\"}}";
     }
 
     static Response create(String key, String body) {

@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +26,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -244,6 +247,29 @@ class SandboxDeliveryWorkerTest {
         assertThat(receiver.of(eventId)).hasSize(3);
         assertThat(rows(db, "SELECT status FROM sandbox_webhook_deliveries WHERE event_id = ?", eventId))
                 .extracting(r -> r.get("status")).containsExactly("DELIVERED", "DELIVERED", "DELIVERED");
+    }
+
+    @Test
+    void aCopyAnotherReplicaHoldsIsLeftToItInsteadOfWaitedFor() throws Exception {
+        String eventId = scheduleEvent(SandboxEventType.SUCCEEDED, future, SandboxToken.DUPLICATE_COPIES);
+        try (Connection otherReplica = db.getConnection()) {
+            otherReplica.setAutoCommit(false);
+            try (PreparedStatement claim = otherReplica.prepareStatement(
+                    "SELECT id FROM sandbox_webhook_deliveries WHERE event_id = ? AND copy = 2 FOR UPDATE")) {
+                claim.setString(1, eventId);
+                claim.executeQuery().close();
+            }
+            try {
+                CompletableFuture<SandboxDeliveryWorker.Run> run =
+                        CompletableFuture.supplyAsync(() -> worker.deliverDue(receiver.url(), at(future)));
+
+                assertThat(run.get(10, TimeUnit.SECONDS)).isEqualTo(new SandboxDeliveryWorker.Run(1, 2, 0, 0));
+            } finally {
+                otherReplica.rollback();
+            }
+        }
+        assertThat(rows(db, "SELECT status FROM sandbox_webhook_deliveries WHERE event_id = ? ORDER BY copy", eventId))
+                .extracting(r -> r.get("status")).containsExactly("DELIVERED", "PENDING", "DELIVERED");
     }
 
     @Test

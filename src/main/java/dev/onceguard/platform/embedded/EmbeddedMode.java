@@ -61,6 +61,7 @@ public final class EmbeddedMode implements AutoCloseable {
             Map<String, String> settings = new HashMap<>(access.verificationSettings());
             settings.putAll(access.consoleSettings());
             settings.put("onceguard.sandbox.enabled", "true");
+            settings.put("onceguard.catalog.demo", "true");
             settings.put(JDBC_URL, database.jdbcUrl());
             settings.put("quarkus.datasource.username", EmbeddedDatabase.USERNAME);
             settings.put(DATA_FOLDER, dataFolder.toString());

@@ -83,7 +83,7 @@ class SandboxPaymentProviderTest {
         assertThat(created.status()).isEqualTo(ProviderStatus.SUCCEEDED);
         assertThat(created.providerPaymentId()).startsWith("sbx_");
         assertThat(count(db, "SELECT count(*) FROM sandbox_payments WHERE id = ? AND idempotency_key = ? AND order_id = ?"
-                        + " AND metadata ->> 'paymentId' = ? AND amount = 1500.00 AND currency = 'RUB'",
+                        + " AND metadata ->> 'payment_id' = ? AND amount = 1500.00 AND currency = 'RUB'",
                 created.providerPaymentId(), command.idempotencyKey(), command.orderId(), command.paymentId())).isEqualTo(1);
     }
 
@@ -224,8 +224,9 @@ class SandboxPaymentProviderTest {
     }
 
     @Test
-    void parsesWhatTheSandboxActuallySends() throws Exception {
-        ProviderPayment created = provider.create(payment("tok_decline"));
+    void parsesWhatTheSandboxActuallySendsWithTheMetadataOnceguardSentEchoed() throws Exception {
+        CreatePayment command = payment("tok_decline");
+        ProviderPayment created = provider.create(command);
         String body = firstEventBody(created.providerPaymentId());
 
         ProviderEvent event = provider.parseEvent(body.getBytes(StandardCharsets.UTF_8));
@@ -234,6 +235,11 @@ class SandboxPaymentProviderTest {
         assertThat(event.providerPaymentId()).isEqualTo(created.providerPaymentId());
         assertThat(event.status()).isEqualTo(ProviderStatus.CANCELED);
         assertThat(event.amount()).isEqualByComparingTo("1500.00");
+        assertThat(event.currency()).isEqualTo("RUB");
+        assertThat(event.paymentId()).isEqualTo(command.paymentId());
+        assertThat(event.orderId()).isEqualTo(command.orderId());
+        assertThat(body).contains("\"metadata\":{").contains("\"payment_id\":\"" + command.paymentId() + "\"")
+                .contains("\"order_id\":\"" + command.orderId() + "\"");
     }
 
     private String firstEventBody(String sandboxPaymentId) throws SQLException {

@@ -9,6 +9,11 @@ import java.util.HexFormat;
 /** Stripe objects shaped as the Stripe API reference documents them, and Stripe's webhook signing, for tests. */
 public final class StripeEvents {
 
+    /** The {@code next_action} of an intent waiting for a 3-D Secure challenge, as Stripe describes it. */
+    static final String THREE_D_SECURE = """
+            {"type": "use_stripe_sdk", "use_stripe_sdk": {"type": "three_d_secure_redirect", "stripe_js": \
+            "https://hooks.stripe.com/redirect/authenticate/src_1Mtw"}}""";
+
     private StripeEvents() {
     }
 
@@ -30,10 +35,12 @@ public final class StripeEvents {
                   "latest_charge": "ch_3MtwBwLkdIwHu7ix28a3tqPc",
                   "livemode": false,
                   "metadata": {"order_id": "ord_1", "payment_id": "pay_1"},
+                  "next_action": %s,
                   "payment_method": "pm_1MtwBwLkdIwHu7ixBbZtxe3B",
                   "payment_method_types": ["card"],
                   "status": "%s"
-                }""".formatted(intentId, amount, "succeeded".equals(status) ? amount : 0, intentId, currency, status);
+                }""".formatted(intentId, amount, "succeeded".equals(status) ? amount : 0, intentId, currency,
+                "requires_action".equals(status) ? THREE_D_SECURE : "null", status);
     }
 
     public static String event(String eventId, String type, String dataObject) {

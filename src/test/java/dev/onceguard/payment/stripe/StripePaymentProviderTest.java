@@ -89,7 +89,7 @@ class StripePaymentProviderTest {
         Map<String, ProviderStatus> expected = Map.of(
                 "succeeded", ProviderStatus.SUCCEEDED,
                 "processing", ProviderStatus.PENDING,
-                "requires_action", ProviderStatus.PENDING,
+                "requires_action", ProviderStatus.REQUIRES_ACTION,
                 "requires_confirmation", ProviderStatus.PENDING,
                 "requires_payment_method", ProviderStatus.FAILED,
                 "canceled", ProviderStatus.CANCELED);
@@ -101,6 +101,46 @@ class StripePaymentProviderTest {
             assertThat(provider.retrieve(created.providerPaymentId()).status()).as(mapping.getKey())
                     .isEqualTo(mapping.getValue());
         }
+    }
+
+    @Test
+    void everyCallPinsTheConfiguredStripeVersion() throws Exception {
+        ProviderPayment created = provider.create(payment("onceguard-pay_pinned"));
+        provider.retrieve(created.providerPaymentId());
+        StripePaymentProvider newer = new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), stripe.baseUrl(),
+                "2025-03-31.basil", TIMEOUT);
+        newer.create(payment("onceguard-pay_newer"));
+
+        assertThat(stripe.requests).extracting(r -> r.headers().get("stripe-version"))
+                .containsExactly(StripePaymentProvider.PINNED_API_VERSION, StripePaymentProvider.PINNED_API_VERSION,
+                        "2025-03-31.basil");
+    }
+
+    @Test
+    void anIntentWaitingForA3DSecureChallengeCarriesItsClientSecretAndNextAction() throws Exception {
+        stripe.createWithStatus("requires_action");
+
+        ProviderPayment answer = provider.create(payment("onceguard-pay_3ds"));
+
+        assertThat(answer.status()).isEqualTo(ProviderStatus.REQUIRES_ACTION);
+        assertThat(answer.customerAction().clientSecret()).isEqualTo(answer.providerPaymentId() + "_secret_Xq2");
+        assertThat(answer.customerAction().nextAction().path("type").asText()).isEqualTo("use_stripe_sdk");
+        assertThat(answer.customerAction().toString()).doesNotContain("secret_Xq2");
+        assertThat(provider.retrieve(answer.providerPaymentId()).customerAction()).isEqualTo(answer.customerAction());
+    }
+
+    @Test
+    void anEventCarriesTheProviderKeyAndTheMetadataOnceguardSent() throws Exception {
+        String body = StripeEvents.event("evt_1Meta", "payment_intent.succeeded",
+                StripeEvents.paymentIntent("pi_meta", "succeeded", 150000, "rub"));
+
+        ProviderEvent event = provider.parseEvent(body.getBytes(StandardCharsets.UTF_8));
+
+        assertThat(event.providerIdempotencyKey()).isEqualTo("onceguard-pay_1");
+        assertThat(event.paymentId()).isEqualTo("pay_1");
+        assertThat(event.orderId()).isEqualTo("ord_1");
+        assertThat(event.amount()).isEqualByComparingTo("1500.00");
+        assertThat(event.currency()).isEqualTo("RUB");
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
 import com.microsoft.playwright.options.AriaRole;
 import dev.onceguard.Database;
+import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -61,6 +62,9 @@ class ConsoleBrowserTest {
 
     @Inject
     AgroalDataSource db;
+
+    @Inject
+    PaidOrders paidOrders;
 
     @BeforeAll
     static void startChromium() throws IOException {
@@ -219,12 +223,13 @@ class ConsoleBrowserTest {
                 .body("{\"paymentMethodToken\":\"tok_duplicate_webhooks\"}")
                 .post("/api/orders/" + orderId + "/payments")
                 .then().statusCode(201);
-        awaitTrue("order " + orderId + " fulfilled with three webhook deliveries", () ->
-                Database.count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'FULFILLED'", orderId) == 1
-                        && Database.count(db, """
-                        SELECT coalesce(max(w.delivery_count), 0) FROM webhook_inbox w
-                          JOIN payments p ON p.provider = w.provider AND p.provider_payment_id = w.provider_payment_id
-                         WHERE p.order_id = ?""", orderId) == 3);
+        awaitTrue("order " + orderId + " with three webhook deliveries", () -> Database.count(db, """
+                SELECT coalesce(max(w.delivery_count), 0) FROM webhook_inbox w
+                  JOIN payments p ON p.provider = w.provider AND p.provider_payment_id = w.provider_payment_id
+                 WHERE p.order_id = ?""", orderId) == 3);
+        paidOrders.relayUntilIdle();
+        assertThat(Database.count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'FULFILLED'",
+                orderId)).isEqualTo(1);
         return new Purchase(userId, key, orderId);
     }
 

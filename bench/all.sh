@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Every benchmark of the project, then one table: figure, target, measured, holds or not. See bench/README.md.
+#
+#   bash bench/all.sh                                     # ≈ 35 min on 2 cores
+#   ALL_ONLY="tests first-run" bash bench/all.sh          # some parts only: orders, tests, first-run
+#
+# Parts:
+#   orders     bench/orders-benchmark.sh: new-key orders and replays at 1, 8, 32 clients with CPU per request, the
+#              pgbench ceiling of the same SQL, RSS after 100,000 orders (BENCH_* knobs pass through)
+#   tests      the @Tag("benchmark") test classes: webhook ingest, outbox relay, retention cleanup under load,
+#              console pages at 1M records (test database: _TEST_QUARKUS_DATASOURCE_JDBC_URL, default 'test')
+#   first-run  bench/first-run.sh: package, start time and memory in embedded mode (FIRST_* knobs pass through)
+# Logs and the table go to bench/results/all-<UTC time>/. Exit status 0 only when every target holds.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+ONLY=${ALL_ONLY:-orders tests first-run}
+RESULTS="$ROOT/bench/results/all-$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$RESULTS"
+wants() { [[ " $ONLY " == *" $1 "* ]]; }
+
+echo "== onceguard benchmarks, $(date -u '+%F %H:%M UTC'), commit $(git rev-parse --short HEAD)"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -m | awk '/Mem:/ {print $2}') MiB; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "results: ${RESULTS#"$ROOT"/}/"
+
+if wants orders; then
+    echo "-- orders (bench/orders-benchmark.sh)"
+    BENCH_PORT=${BENCH_PORT:-18187} BENCH_DB=${BENCH_DB:-bench_all} bash bench/orders-benchmark.sh \
+        > "$RESULTS/orders.log" 2>&1 || echo "   orders benchmark exited with $?; see orders.log"
+fi
+
+if wants tests; then
+    echo "-- benchmark test classes (./mvnw test -Dgroups=benchmark)"
+    ./mvnw -B test -Dtest='WebhookIngestBenchmark,OutboxRelayBenchmark,RetentionCleanupBenchmark,ConsolePagesBenchmark' \
+        -Dgroups=benchmark -DexcludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
+        > "$RESULTS/tests.log" 2>&1 || echo "   benchmark tests exited with $?; see tests.log"
+fi
+
+if wants first-run; then
+    echo "-- first run (bench/first-run.sh)"
+    bash bench/first-run.sh > "$RESULTS/first-run.log" 2>&1 || echo "   first-run exited with $?; see first-run.log"
+fi
+
+python3 bench/benchmark-table.py "$RESULTS" | tee "$RESULTS/table.md"

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The fault suite: three replicas behind HAProxy on a PostgreSQL of the suite's own, broken on purpose phase by
+phase while clients create and pay orders; then the invariants, and one table. See bench/README.md."""
+import argparse
+import base64
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bad_input  # noqa: E402
+import checks  # noqa: E402
+from cluster import HAProxy, Postgres, Replica  # noqa: E402
+from lossy_proxy import LossyProxy  # noqa: E402
+from workload import LIMITED_PRODUCT, Client, Journal, Stats, WebhookStorm, send  # noqa: E402
+
+WEBHOOK_SECRET = "whsec_ZmF1bHQtc3VpdGUtd2ViaG9vay1zZWNyZXQtMzJiIQ=="
+CONSOLE_PASSWORD = "fault-suite-admin"
+LIMITED_STOCK = 400
+LEASE_SECONDS = 8
+
+
+def log(message):
+    print(time.strftime("%H:%M:%S ") + message, flush=True)
+
+
+class Suite:
+    def __init__(self, args):
+        self.args = args
+        self.work = args.workdir
+        base = args.port_base
+        self.haproxy_port, self.lossy_port, self.pg_port = base, base + 3, base + 2
+        self.postgres = Postgres(self.work, self.pg_port)
+        env = {
+            "QUARKUS_DATASOURCE_JDBC_URL": f"jdbc:postgresql://127.0.0.1:{self.pg_port}/onceguard",
+            "QUARKUS_DATASOURCE_USERNAME": "postgres",
+            "SMALLRYE_JWT_VERIFY_KEY_LOCATION": os.path.join(args.bench_dir, "bench-hs256.jwk"),
+            "SMALLRYE_JWT_VERIFY_ALGORITHM": "HS256",
+            "MP_JWT_VERIFY_ISSUER": "https://onceguard.bench",
+            "ONCEGUARD_CATALOG_DEMO": "true",
+            "ONCEGUARD_SANDBOX_ENABLED": "true",
+            "ONCEGUARD_SANDBOX_BASE_URL": f"http://127.0.0.1:{self.haproxy_port}/sandbox/v1",
+            "ONCEGUARD_SANDBOX_WEBHOOK_URL": f"http://127.0.0.1:{self.haproxy_port}/webhooks/sandbox",
+            "ONCEGUARD_WEBHOOKS_SANDBOX_SECRET": WEBHOOK_SECRET,
+            "ONCEGUARD_PAYMENTS_PROVIDER_TIMEOUT": "2s",
+            "ONCEGUARD_IDEMPOTENCY_LEASE": f"{LEASE_SECONDS}s",
+            "ONCEGUARD_JOBS_LEASE_RECOVERY_EVERY": "3s",
+            "ONCEGUARD_JOBS_RECONCILIATION_EVERY": "3s",
+            "ONCEGUARD_JOBS_RETENTION_CLEANUP_EVERY": "10s",
+            "ONCEGUARD_JOBS_OUTBOX_RELAY_EVERY": "1s",
+            "QUARKUS_DATASOURCE_JDBC_ACQUISITION_TIMEOUT": "3s",
+            "QUARKUS_DATASOURCE_JDBC_MAX_SIZE": "16",
+            "QUARKUS_SECURITY_USERS_EMBEDDED_USERS_FAULTADMIN": CONSOLE_PASSWORD,
+            "QUARKUS_SECURITY_USERS_EMBEDDED_ROLES_FAULTADMIN": "admin",
+            "QUARKUS_HTTP_AUTH_SESSION_ENCRYPTION_KEY": "fault-suite-console-session-key-0123456789",
+        }
+        self.replicas = [Replica(i + 1, base + 4 + i, args.app_dir, self.work, env) for i in range(3)]
+        self.haproxy = HAProxy(self.work, self.haproxy_port, self.replicas)
+        self.lossy = LossyProxy(self.lossy_port, self.haproxy_port, args.drop_share)
+        self.tokens = subprocess.run([sys.executable, os.path.join(args.bench_dir, "make-tokens.py"), "--users", "16",
+                                      "--jwk", os.path.join(args.bench_dir, "bench-hs256.jwk")],
+                                     check=True, capture_output=True, text=True).stdout.split()
+        self.users = ["bench-user-%03d" % i for i in range(16)]
+        self.journal = Journal()
+        self.rows = []
+        self.notes = []
+        self.examples = []
+
+    # ---- setup ----
+
+    def start(self):
+        log(f"PostgreSQL of the suite's own on port {self.pg_port} ({self.postgres.datadir})")
+        self.postgres.init()
+        first = self.replicas[0]
+        first.start()
+        first.wait_ready()
+        self.postgres.psql(f"UPDATE products SET stock = {LIMITED_STOCK} WHERE product_id = '{LIMITED_PRODUCT}'")
+        for replica in self.replicas[1:]:
+            replica.start()
+        for replica in self.replicas[1:]:
+            replica.wait_ready()
+        self.haproxy.start()
+        self.lossy.start()
+        self.wait_balanced()
+        log(f"3 replicas ready on {[r.port for r in self.replicas]}, HAProxy on {self.haproxy_port}, "
+            f"lossy proxy on {self.lossy_port}")
+
+    def wait_balanced(self, timeout=30):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            answer = send(self.haproxy_port, "GET", "/q/health/ready")
+            if answer is not None and answer.status == 200:
+                return
+            time.sleep(0.3)
+        raise RuntimeError("HAProxy has no ready replica")
+
+    def stop(self):
+        self.lossy.stop()
+        self.haproxy.stop()
+        for replica in self.replicas:
+            replica.stop()
+        self.postgres.stop()
+
+    # ---- phases ----
+
+    def load(self, phase, port, seconds, fault=None):
+        """Runs the clients for `seconds` (or until `fault` returns, if that is later) while `fault` runs."""
+        stats = Stats()
+        stop = threading.Event()
+        clients = [Client(f"{phase}-{i}", port, self.tokens, self.journal, stats, stop, phase)
+                   for i in range(self.args.clients)]
+        for client in clients:
+            client.start()
+        started = time.time()
+        injected = fault(started + seconds) if fault else 0
+        time.sleep(max(0.0, started + seconds - time.time()))
+        stop.set()
+        for client in clients:
+            client.join(timeout=150)
+        return stats, injected
+
+    def kill_replicas(self, until):
+        """kill -9 of a random replica at random moments, never the last ready one; each killed replica is
+        restarted at once (a new incarnation) and rejoins HAProxy when ready."""
+        kills = 0
+        restarting = []
+        rng = random.Random()
+        while time.time() < until or kills < self.args.kills:
+            time.sleep(rng.uniform(1.0, 5.0))
+            for replica in restarting[:]:
+                if replica.ready():
+                    restarting.remove(replica)
+            candidates = [r for r in self.replicas if r not in restarting and r.alive()]
+            if len(candidates) < 2:
+                continue
+            victim = rng.choice(candidates)
+            victim.kill9()
+            kills += 1
+            victim.start()
+            restarting.append(victim)
+            if time.time() > until + 300:
+                break
+        for replica in self.replicas:
+            replica.wait_ready()
+        return kills
+
+    def restart_database(self, until):
+        """pg_ctl restart -m fast under load; each replica must report not-ready and recover by itself."""
+        restarts = 0
+        seen_down = {r.index: False for r in self.replicas}
+        watching = threading.Event()
+
+        def watch():
+            while not watching.is_set():
+                for replica in self.replicas:
+                    if replica.ready() is False:
+                        seen_down[replica.index] = True
+                time.sleep(0.2)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        pause = max(4.0, (until - time.time()) / (self.args.db_restarts + 1))
+        while restarts < self.args.db_restarts:
+            time.sleep(pause)
+            self.postgres.restart(self.args.db_down_seconds)
+            restarts += 1
+        deadline = time.time() + 60
+        while time.time() < deadline and not all(r.ready() for r in self.replicas):
+            time.sleep(0.5)
+        watching.set()
+        not_ready = [r.replica_id for r in self.replicas if not r.ready()]
+        if not_ready:
+            self.notes.append(f"database restart: replicas not ready 60 s after the last restart: {not_ready}")
+        never_down = [i for i, down in seen_down.items() if not down]
+        if never_down:
+            self.notes.append(f"database restart: replicas r{never_down} never reported not-ready while it was down")
+        return restarts
+
+    def bad_input_phase(self):
+        user = 0
+        order = send(self.haproxy_port, "POST", "/api/orders",
+                     b'{"items":[{"productId":"p-184","quantity":1}],"currency":"RUB"}',
+                     {"Authorization": "Bearer " + self.tokens[user], "Content-Type": "application/json",
+                      "Idempotency-Key": "bad-input-target"})
+        order_id = order.json()["orderId"]
+        generator = bad_input.Generator(self.tokens, order_id, WEBHOOK_SECRET,
+                                        base64.b64encode(f"faultadmin:{CONSOLE_PASSWORD}".encode()).decode(),
+                                        random.Random(self.args.seed))
+        time.sleep(2)
+        before = checks.database_snapshot(self.postgres)
+        refused = bad_input.BadInputRun(self.haproxy_port, generator, self.args.bad_requests)
+        refused.run(generator.part_a, must_be_refused=True)
+        time.sleep(2)
+        after = checks.database_snapshot(self.postgres)
+        changed = [t for t in before if before[t] != after.get(t)]
+        odd = bad_input.BadInputRun(self.haproxy_port, generator, max(50, self.args.bad_requests // 10))
+        odd.run(generator.part_b, must_be_refused=False)
+        return refused, odd, changed
+
+    # ---- the run ----
+
+    def run(self):
+        self.start()
+        t0 = time.time()
+        seconds = self.args.duration
+
+        log("bad input")
+        refused, odd, changed = self.bad_input_phase()
+        server_errors = refused.server_errors + odd.server_errors
+        self.examples += [f"bad input 5xx: {e}" for e in server_errors[:10]]
+        self.examples += [f"bad input accepted: {e}" for e in refused.accepted[:10]]
+        self.examples += [f"bad input changed table {t}" for t in changed]
+        self.notes.append(f"bad input: refused part {refused.sent} requests {sorted(refused.by_status.items())}, "
+                          f"{refused.unanswered} closed unanswered; odd-but-valid part {odd.sent} "
+                          f"{sorted(odd.by_status.items())}")
+        self.rows.append({"fault": "bad input", "injected": refused.sent + odd.sent,
+                          "requests": refused.sent + odd.sent, "keys": refused.sent,
+                          "duplicates": len(refused.accepted), "lost": len(changed), "trace": len(server_errors),
+                          "stuck": 0})
+
+        phases = [
+            ("replicas", "3 replicas, all jobs on", self.haproxy_port, None, lambda: 3),
+            ("kill9", "kill -9 of a replica", self.haproxy_port, self.kill_replicas, None),
+            ("lossy", f"lost responses ({int(self.args.drop_share * 100)} %)", self.lossy_port, None,
+             lambda: self.lossy.dropped),
+            ("dbrestart", "database restart", self.haproxy_port, self.restart_database, None),
+            ("storm", "webhook storms (1–5 ×)", self.haproxy_port, None, None),
+        ]
+        self.storm = None
+        for phase, title, port, fault, count in phases:
+            log(f"phase {title}: {seconds} s")
+            logs_before = {r.index: len(r.logs) for r in self.replicas}
+            stop_storm = threading.Event()
+            if phase == "storm":
+                storm_stats = Stats()
+                self.storm = WebhookStorm(self.postgres, self.haproxy_port, WEBHOOK_SECRET, self.journal, storm_stats,
+                                          stop_storm)
+                self.storm.start()
+            stats, injected = self.load(phase, port, seconds, fault)
+            if phase == "storm":
+                stop_storm.set()
+                self.storm.join(timeout=60)
+                injected = self.storm.events
+                stats.requests += storm_stats.requests
+                stats.server_errors_with_trace += storm_stats.server_errors_with_trace
+                self.notes.append(f"webhook storm: {self.storm.events} events, {self.storm.deliveries} extra deliveries "
+                                  f"answered 200, {self.storm.before_answer} of them while the payment request was "
+                                  f"still waiting for its answer; other answers: {self.storm.bad_answers[:5]}")
+                self.examples += [f"storm bad answer: {a}" for a in self.storm.bad_answers[:5]]
+            if count:
+                injected = count()
+            self.notes.append(f"{title}: {stats.requests} requests, answers {sorted(stats.by_status.items())}, "
+                              f"{stats.no_answer} without answer")
+            self.examples += [f"{phase} 5xx: {e}" for e in stats.server_errors_with_trace[:5]]
+            self.examples += [f"{phase} unexpected answer: {e}" for e in stats.unexpected[:5]]
+            self.rows.append({"fault": title, "phase": phase, "injected": injected, "requests": stats.requests,
+                              "stats": stats, "logs_before": logs_before})
+            log(f"  {injected} injected, {stats.requests} requests")
+
+        log("settling: lease recovery, reconciliation, outbox and deliveries")
+        self.settle()
+        log("checking")
+        for row in self.rows[1:]:
+            findings = checks.check_phase(row["phase"], self.journal.operations, self.postgres, self.haproxy_port,
+                                          self.tokens, self.users)
+            stats = row["stats"]
+            row.update(keys=findings.keys_checked, duplicates=len(findings.duplicates), lost=len(findings.lost),
+                       trace=len(stats.server_errors_with_trace),
+                       stuck=len(findings.stuck) + len(stats.given_up),
+                       unexpected=len(stats.unexpected))
+            self.examples += [f"{row['phase']} duplicate: {d}" for d in findings.duplicates[:5]]
+            self.examples += [f"{row['phase']} lost: {d}" for d in findings.lost[:5]]
+            self.examples += [f"{row['phase']} stuck: {d}" for d in findings.stuck[:5]]
+        overall = checks.check_global(self.postgres, LIMITED_STOCK, LIMITED_PRODUCT)
+        self.examples += [f"database: {d}" for d in overall.duplicates + overall.lost + overall.stuck]
+        counted, missing = checks.check_job_runs(self.postgres, self.replicas)
+        self.examples += [f"job runs: {m}" for m in missing]
+        log_errors = checks.request_errors_in_logs([p for r in self.replicas for p in r.logs])
+        self.examples += [f"log: {e}" for e in log_errors[:10]]
+        paid = self.postgres.scalar("SELECT count(*) FROM orders WHERE status IN ('PAID', 'FULFILLED')")
+        self.rows.append({"fault": "end state (database)", "injected": "", "requests": "",
+                          "keys": f"{self.postgres.scalar('SELECT count(*) FROM orders')} orders, {paid} paid",
+                          "duplicates": len(overall.duplicates), "lost": len(overall.lost),
+                          "trace": len(log_errors), "stuck": len(overall.stuck)})
+        self.rows.append({"fault": "job runs recorded", "injected": "", "requests": "",
+                          "keys": f"{counted} runs", "duplicates": 0, "lost": len(missing), "trace": 0, "stuck": 0})
+        self.elapsed = time.time() - t0
+
+    def settle(self):
+        """Waits until the background work the faults left behind is done (or 90 s passed): leases expire and are
+        recovered, UNKNOWN payments reconciled, outbox and sandbox deliveries drained."""
+        deadline = time.time() + max(90, LEASE_SECONDS * 4)
+        time.sleep(LEASE_SECONDS + 4)
+        while time.time() < deadline:
+            pending = int(self.postgres.scalar(
+                "SELECT (SELECT count(*) FROM idempotency_records WHERE status = 'PROCESSING')"
+                " + (SELECT count(*) FROM outbox_events WHERE status = 'PENDING')"
+                " + (SELECT count(*) FROM payments WHERE status IN ('CREATED', 'PENDING', 'UNKNOWN'))"
+                " + (SELECT count(*) FROM sandbox_webhook_deliveries WHERE status = 'PENDING')"))
+            if pending == 0:
+                return
+            time.sleep(1)
+
+    def table(self):
+        header = ["fault", "times injected", "requests sent", "keys checked", "duplicates found", "data lost",
+                  "5xx with stack traces", "left stuck"]
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join([" --- "] + [" --: "] * 7) + "|"]
+        for row in self.rows:
+            lines.append("| " + " | ".join(str(row.get(k, "")) for k in
+                                           ["fault", "injected", "requests", "keys", "duplicates", "lost", "trace",
+                                            "stuck"]) + " |")
+        return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--app-dir", required=True)
+    parser.add_argument("--bench-dir", required=True)
+    parser.add_argument("--port-base", type=int, default=int(os.environ.get("FAULT_PORT_BASE", 18190)))
+    parser.add_argument("--duration", type=int, default=int(os.environ.get("FAULT_DURATION", 45)))
+    parser.add_argument("--clients", type=int, default=int(os.environ.get("FAULT_CLIENTS", 6)))
+    parser.add_argument("--kills", type=int, default=int(os.environ.get("FAULT_KILLS", 20)))
+    parser.add_argument("--db-restarts", type=int, default=int(os.environ.get("FAULT_DB_RESTARTS", 3)))
+    parser.add_argument("--db-down-seconds", type=float, default=float(os.environ.get("FAULT_DB_DOWN", 3)))
+    parser.add_argument("--drop-share", type=float, default=float(os.environ.get("FAULT_DROP_SHARE", 0.2)))
+    parser.add_argument("--bad-requests", type=int, default=int(os.environ.get("FAULT_BAD_REQUESTS", 3000)))
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("FAULT_SEED", 16)))
+    args = parser.parse_args()
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    suite = Suite(args)
+    failed = False
+    try:
+        suite.run()
+    except Exception:
+        traceback.print_exc()
+        failed = True
+    finally:
+        suite.stop()
+    print()
+    print(suite.table())
+    print()
+    for note in suite.notes:
+        print("- " + note)
+    if suite.examples:
+        print("\nFindings:")
+        for example in suite.examples:
+            print("  " + str(example)[:400])
+    holds = not failed and all(row.get(k) in (0, "", None) for row in suite.rows
+                               for k in ("duplicates", "lost", "trace", "stuck"))
+    if hasattr(suite, "elapsed"):
+        print(f"\nfaults and checks took {suite.elapsed:.0f} s; logs in {args.workdir}")
+    print("RESULT: " + ("all invariants hold" if holds else "FINDINGS (see above)"))
+    sys.exit(0 if holds else 1)
+
+
+if __name__ == "__main__":
+    main()

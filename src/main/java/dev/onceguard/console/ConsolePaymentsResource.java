@@ -1,0 +1,63 @@
+package dev.onceguard.console;
+
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.util.List;
+import java.util.Optional;
+
+/** {@code GET /console/payments?status=UNKNOWN}: unresolved payment attempts of one status, longest unchanged first. */
+@Path("/console/payments")
+@Produces(MediaType.TEXT_HTML)
+public class ConsolePaymentsResource {
+
+    static final String PAGE = "/console/payments";
+    private static final List<CsvExport.Column<PaymentLists.Row>> CSV = List.of(
+            new CsvExport.Column<>("payment_id", PaymentLists.Row::paymentId),
+            new CsvExport.Column<>("status", PaymentLists.Row::status),
+            new CsvExport.Column<>("order_id", PaymentLists.Row::orderId),
+            new CsvExport.Column<>("user_id", PaymentLists.Row::userId),
+            new CsvExport.Column<>("amount", PaymentLists.Row::amount),
+            new CsvExport.Column<>("currency", PaymentLists.Row::currency),
+            new CsvExport.Column<>("provider", PaymentLists.Row::provider),
+            new CsvExport.Column<>("provider_payment_id", PaymentLists.Row::providerPaymentId),
+            new CsvExport.Column<>("provider_idempotency_key", PaymentLists.Row::providerKey),
+            new CsvExport.Column<>("created_at", PaymentLists.Row::createdAt),
+            new CsvExport.Column<>("updated_at", PaymentLists.Row::updatedAt));
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance payments(String status, long count, List<PaymentLists.Row> rows, Pager pager,
+                                                boolean continued);
+    }
+
+    private final PaymentLists payments;
+
+    public ConsolePaymentsResource(PaymentLists payments) {
+        this.payments = payments;
+    }
+
+    @GET
+    public Response payments(@QueryParam("status") String status, @QueryParam("after") String after,
+                             @QueryParam("format") String format) {
+        String shown = PaymentLists.status(status);
+        Optional<PaymentLists.Position> position = PaymentLists.Position.parse(after);
+        if (CsvExport.wanted(format)) {
+            List<PaymentLists.Row> rows = payments.read(shown, Optional.empty(), CsvExport.MAX_ROWS + 1);
+            return CsvExport.of("payments-" + shown.toLowerCase(java.util.Locale.ROOT), CSV,
+                    rows.subList(0, Math.min(rows.size(), CsvExport.MAX_ROWS)), rows.size() > CsvExport.MAX_ROWS);
+        }
+        PaymentLists.Page page = payments.page(shown, position);
+        String first = PAGE + "?status=" + shown;
+        Pager pager = new Pager(first, page.next() == null ? null : first + "&after=" + ConsoleLinks.queryValue(page.next()),
+                position.isPresent());
+        return HtmlResponses.page(200, Templates.payments(shown, payments.count(shown), page.rows(), pager,
+                position.isPresent()));
+    }
+}

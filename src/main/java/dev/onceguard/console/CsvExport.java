@@ -1,0 +1,78 @@
+package dev.onceguard.console;
+
+import jakarta.ws.rs.core.Response;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * A filtered console list as CSV ({@code ?format=csv} on the list's own address, its filters kept): every row the
+ * list has, page after page in the list's own order, up to {@value #MAX_ROWS}; the last line says when the list
+ * went on. Values are quoted as RFC 4180 says, and a value that a spreadsheet would run as a formula
+ * ({@code = + - @} first) is written with a leading apostrophe.
+ */
+final class CsvExport {
+
+    static final int MAX_ROWS = 10_000;
+    static final String FORMAT = "csv";
+
+    /** One column: its header and how a row gives its value (times as ISO-8601 UTC). */
+    record Column<T>(String name, Function<T, Object> value) {
+    }
+
+    private CsvExport() {
+    }
+
+    static boolean wanted(String format) {
+        return FORMAT.equals(format);
+    }
+
+    /** Every row of a keyset-paginated list, from its first page on. */
+    static <T> Response of(String name, List<Column<T>> columns, Function<Optional<Cursor>, KeysetPage<T>> pageAfter) {
+        List<T> rows = new ArrayList<>();
+        Optional<Cursor> position = Optional.empty();
+        boolean more;
+        do {
+            KeysetPage<T> page = pageAfter.apply(position);
+            rows.addAll(page.rows());
+            position = Optional.ofNullable(page.next());
+            more = position.isPresent();
+        } while (more && rows.size() < MAX_ROWS);
+        return of(name, columns, rows.size() > MAX_ROWS ? rows.subList(0, MAX_ROWS) : rows, more);
+    }
+
+    static <T> Response of(String name, List<Column<T>> columns, List<T> rows, boolean cut) {
+        StringBuilder csv = new StringBuilder();
+        csv.append(String.join(",", columns.stream().map(c -> quoted(c.name())).toList())).append("\r\n");
+        for (T row : rows) {
+            csv.append(String.join(",", columns.stream().map(c -> quoted(text(c.value().apply(row)))).toList()))
+                    .append("\r\n");
+        }
+        if (cut) {
+            csv.append(quoted("The list goes on: only its first " + MAX_ROWS + " rows are exported; narrow the filters."))
+                    .append("\r\n");
+        }
+        return Response.ok(csv.toString())
+                .type("text/csv; charset=UTF-8")
+                .header("Content-Disposition", "attachment; filename=\"onceguard-" + name + ".csv\"")
+                .build();
+    }
+
+    private static String text(Object value) {
+        if (value == null) {
+            return "";
+        }
+        return value instanceof Instant instant ? instant.toString() : value.toString();
+    }
+
+    static String quoted(String value) {
+        String safe = !value.isEmpty() && "=+-@\t\r".indexOf(value.charAt(0)) >= 0 ? "'" + value : value;
+        if (safe.contains(",") || safe.contains("\"") || safe.contains("\n") || safe.contains("\r")) {
+            return "\"" + safe.replace("\"", "\"\"") + "\"";
+        }
+        return safe;
+    }
+}

@@ -1,0 +1,82 @@
+package dev.onceguard.console;
+
+import dev.onceguard.maintenance.Jobs;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.Config;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static dev.onceguard.console.ConsoleReads.instant;
+
+/**
+ * Whether the machinery a page promises is at work: a job switched off on this replica
+ * ({@code onceguard.jobs.<job>.every=off}) or whose latest run (on any replica) failed. The overview, the stuck page
+ * and the operation page say so instead of promising that the job will finish the work.
+ */
+@ApplicationScoped
+public class JobSwitches {
+
+    /** What each job does for an operation that is waiting on it, in the words of the warnings. */
+    private static final Map<String, String> WHAT_WAITS = Map.of(
+            Jobs.LEASE_RECOVERY, "operations stuck past their lease stay PROCESSING until a retry with the same key "
+                    + "or an admin action",
+            Jobs.RECONCILIATION, "UNKNOWN payments are not asked about again until an admin sends them to "
+                    + "reconciliation or a webhook settles them",
+            Jobs.OUTBOX_RELAY, "paid orders' effects (license, confirmation, loyalty points) are not delivered",
+            Jobs.RETENTION_CLEANUP, "expired records, inbox and outbox events are not removed");
+
+    /** A job that is not at work, and what waits because of it. */
+    public record Warning(String job, boolean switchedOff, Instant failedAt, String error, String consequence) {
+
+        public String text() {
+            return (switchedOff ? job + " is switched off on this replica (onceguard.jobs." + job + ".every=off)"
+                    : job + "'s latest run failed" + (error == null ? "" : " (" + error + ")"))
+                    + ": " + consequence + ".";
+        }
+    }
+
+    private final ConsoleReads reads;
+    private final Config config;
+
+    public JobSwitches(ConsoleReads reads, Config config) {
+        this.reads = reads;
+        this.config = config;
+    }
+
+    public boolean off(String job) {
+        return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class).map("off"::equals).orElse(false);
+    }
+
+    /** The jobs switched off here or whose latest run failed, by name. */
+    public List<Warning> warnings() {
+        record Last(String job, String outcome, Instant startedAt, String error) {
+        }
+        List<Last> last = reads.list("""
+                        SELECT j.job, r.outcome, r.started_at, r.error
+                          FROM unnest(?) AS j(job)
+                          LEFT JOIN LATERAL (SELECT outcome, started_at, error FROM job_runs
+                                              WHERE job = j.job ORDER BY started_at DESC LIMIT 1) r ON true
+                         ORDER BY j.job""",
+                row -> new Last(row.getString("job"), row.getString("outcome"), instant(row, "started_at"),
+                        row.getString("error")),
+                (Object) Jobs.ALL.stream().sorted().toArray(String[]::new));
+        List<Warning> warnings = new ArrayList<>();
+        for (Last run : last) {
+            boolean failed = "FAILED".equals(run.outcome());
+            if (off(run.job()) || failed) {
+                warnings.add(new Warning(run.job(), off(run.job()), failed ? run.startedAt() : null,
+                        failed ? run.error() : null, WHAT_WAITS.get(run.job())));
+            }
+        }
+        return List.copyOf(warnings);
+    }
+
+    /** The warnings about the jobs that finish stuck operations and unknown payments. */
+    public List<Warning> recoveryWarnings() {
+        return warnings().stream()
+                .filter(w -> w.job().equals(Jobs.LEASE_RECOVERY) || w.job().equals(Jobs.RECONCILIATION)).toList();
+    }
+}

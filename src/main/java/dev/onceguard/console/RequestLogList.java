@@ -1,0 +1,125 @@
+package dev.onceguard.console;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.console.ConsoleReads.nullableInt;
+
+/**
+ * {@code /console/requests}: the request log of every record, newest first, by outcome and time, the list behind
+ * each of the overview's request counts. Read through the log's (outcome, received_at, id) or (received_at, id)
+ * index; each row's record is read by its primary key.
+ */
+@ApplicationScoped
+public class RequestLogList {
+
+    static final int PAGE_SIZE = 50;
+    static final Set<String> OUTCOMES = Set.of("EXECUTED", "REPLAYED", "CONFLICT", "IN_PROGRESS", "REFUSED");
+
+    public record Row(long id, long recordId, String requestId, Instant receivedAt, String outcome, Integer httpStatus,
+                      String key, String userId, String operation) {
+
+        public String href() {
+            return ConsoleLinks.operation(recordId);
+        }
+
+        public String userHref() {
+            return userId == null ? null : ConsoleLinks.user(userId);
+        }
+
+        public String statusClass() {
+            return new RequestHistory.Request(requestId, receivedAt, outcome, httpStatus).statusClass();
+        }
+    }
+
+    public record Filter(String outcome, String fromText, Instant from, String toText, Instant to) {
+
+        static Filter of(String outcome, String from, String to) {
+            String wanted = outcome == null || outcome.isBlank() ? null : outcome.strip();
+            if (wanted != null && !OUTCOMES.contains(wanted)) {
+                throw ConsoleRequestRejected.badRequest("The outcome must be one of " + String.join(", ",
+                        OUTCOMES.stream().sorted().toList()) + ".");
+            }
+            return new Filter(wanted, blank(from), time("from", from), blank(to), time("to", to));
+        }
+
+        private static String blank(String text) {
+            return text == null || text.isBlank() ? null : text.strip();
+        }
+
+        private static Instant time(String name, String text) {
+            if (blank(text) == null) {
+                return null;
+            }
+            try {
+                return OperationFilter.parseTime(text.strip());
+            } catch (java.time.format.DateTimeParseException e) {
+                throw ConsoleRequestRejected.badRequest("The " + name + " time is not one: write it as "
+                        + "2026-11-30T05:41 (UTC) or as an ISO-8601 instant.");
+            }
+        }
+
+        public boolean isOutcome(String value) {
+            return value.equals(outcome);
+        }
+
+        public List<String> outcomes() {
+            return List.of("EXECUTED", "REPLAYED", "CONFLICT", "IN_PROGRESS", "REFUSED");
+        }
+
+        String[] query() {
+            return new String[] {"outcome", outcome, "from", fromText, "to", toText};
+        }
+    }
+
+    private final ConsoleReads reads;
+
+    public RequestLogList(ConsoleReads reads) {
+        this.reads = reads;
+    }
+
+    KeysetPage<Row> page(Filter filter, Optional<Cursor> after) {
+        return KeysetPage.of(read(filter, after, PAGE_SIZE + 1), PAGE_SIZE, row -> new Cursor(row.receivedAt(), row.id()));
+    }
+
+    List<Row> read(Filter filter, Optional<Cursor> after, int limit) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT l.id, l.record_id, l.request_id, l.received_at, l.outcome, l.http_status,
+                       r.idempotency_key, r.user_id, r.operation
+                  FROM (SELECT id, record_id, request_id, received_at, outcome, http_status
+                          FROM idempotency_request_log WHERE true""");
+        List<Object> parameters = new ArrayList<>();
+        if (filter.outcome() != null) {
+            sql.append(" AND outcome = ?");
+            parameters.add(filter.outcome());
+        }
+        if (filter.from() != null) {
+            sql.append(" AND received_at >= ?");
+            parameters.add(filter.from());
+        }
+        if (filter.to() != null) {
+            sql.append(" AND received_at < ?");
+            parameters.add(filter.to());
+        }
+        after.ifPresent(cursor -> {
+            sql.append(" AND (received_at, id) < (?, ?)");
+            parameters.add(cursor.at());
+            parameters.add(cursor.id());
+        });
+        sql.append("""
+                 ORDER BY received_at DESC, id DESC LIMIT ?) l
+                  LEFT JOIN idempotency_records r ON r.id = l.record_id
+                 ORDER BY l.received_at DESC, l.id DESC""");
+        parameters.add(limit);
+        return reads.list(sql.toString(), row -> new Row(row.getLong("id"), row.getLong("record_id"),
+                row.getString("request_id"), instant(row, "received_at"), row.getString("outcome"),
+                nullableInt(row, "http_status"), row.getString("idempotency_key"), row.getString("user_id"),
+                row.getString("operation")), parameters.toArray());
+    }
+}

@@ -1,0 +1,68 @@
+package dev.onceguard.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.io.IOException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.console.ConsoleReads.nullableInt;
+
+/**
+ * Reads one record's {@link RequestHistory}: its request log ({@code idempotency_request_log}, bounded per record by
+ * the writer) and its key-reuse conflicts compared with the first request's body.
+ */
+@ApplicationScoped
+public class RequestLogs {
+
+    private final ConsoleReads reads;
+    private final ObjectMapper json;
+    private final int kept;
+
+    public RequestLogs(ConsoleReads reads, ObjectMapper json,
+                       @ConfigProperty(name = "onceguard.idempotency.request-log.kept", defaultValue = "50") int kept) {
+        this.reads = reads;
+        this.json = json;
+        this.kept = kept;
+    }
+
+    public RequestHistory of(long recordId) {
+        List<RequestHistory.Request> requests = reads.list("""
+                        SELECT request_id, received_at, outcome, http_status FROM idempotency_request_log
+                         WHERE record_id = ? ORDER BY received_at, id""",
+                row -> new RequestHistory.Request(row.getString("request_id"), instant(row, "received_at"),
+                        row.getString("outcome"), nullableInt(row, "http_status")),
+                recordId);
+        List<RequestHistory.Conflict> conflicts = reads.list("""
+                        SELECT c.created_at, c.request_id, c.original_fingerprint, c.conflicting_fingerprint,
+                               r.request_body, c.refused_body
+                          FROM idempotency_conflicts c JOIN idempotency_records r ON r.id = c.record_id
+                         WHERE c.record_id = ? ORDER BY c.created_at, c.id""",
+                row -> {
+                    JsonNode original = body(row, "request_body");
+                    JsonNode refused = body(row, "refused_body");
+                    return new RequestHistory.Conflict(instant(row, "created_at"), row.getString("request_id"),
+                            row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
+                            original != null && refused != null, BodyDiff.between(original, refused));
+                },
+                recordId);
+        return new RequestHistory(requests, kept, conflicts);
+    }
+
+    JsonNode body(ResultSet row, String column) throws SQLException {
+        String text = row.getString(column);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return json.readTree(text);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.onceguard.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+import static dev.onceguard.console.ConsoleReads.instant;
+
+/**
+ * {@code /console/webhooks/{id}}: one inbox event as it was received (any value whose name says it is a secret or a
+ * token shown as {@value #HIDDEN}), the signature scheme that authenticated it, each delivery with its time and
+ * answer, and the payment, order and user it is about.
+ */
+@ApplicationScoped
+public class WebhookEventPage {
+
+    static final String HIDDEN = "[not shown]";
+    private static final Pattern SECRET_NAME = Pattern.compile(".*(secret|token|password|api_?key|signature).*");
+
+    public record Event(long id, String provider, String eventId, String eventType, String providerPaymentId,
+                        String status, String reason, String lastError, int deliveryCount, Instant eventCreatedAt,
+                        Instant receivedAt, Instant lastDeliveredAt, Instant processedAt, String payload) {
+
+        public String statusClass() {
+            return StatusBadges.webhookEvent(status);
+        }
+    }
+
+    public record Delivery(Instant at, String outcome, int httpStatus) {
+    }
+
+    /** The payment the event is about, with its order and user; the record id links its operation page. */
+    public record About(String paymentId, String paymentStatus, String orderId, String userId, Long recordId) {
+
+        public String paymentHref() {
+            return recordId == null ? ConsoleLinks.operationsOfOrder(orderId) : ConsoleLinks.operation(recordId);
+        }
+
+        public String orderHref() {
+            return ConsoleLinks.operationsOfOrder(orderId);
+        }
+
+        public String userHref() {
+            return ConsoleLinks.user(userId);
+        }
+    }
+
+    public record Page(Event event, String signatureScheme, List<Delivery> deliveries, About about) {
+
+        /** Deliveries counted before each one was logged (events older than the delivery log). */
+        public int unlogged() {
+            return Math.max(0, event.deliveryCount() - deliveries.size());
+        }
+    }
+
+    private final ConsoleReads reads;
+    private final ObjectMapper json;
+
+    public WebhookEventPage(ConsoleReads reads, ObjectMapper json) {
+        this.reads = reads;
+        this.json = json;
+    }
+
+    Optional<Page> load(long inboxId) {
+        return reads.one("""
+                        SELECT id, provider, event_id, event_type, provider_payment_id, status, reason, last_error,
+                               delivery_count, event_created_at, received_at, last_delivered_at, processed_at,
+                               payload::text AS payload
+                          FROM webhook_inbox WHERE id = ?""",
+                row -> new Event(row.getLong("id"), row.getString("provider"), row.getString("event_id"),
+                        row.getString("event_type"), row.getString("provider_payment_id"), row.getString("status"),
+                        row.getString("reason"), row.getString("last_error"), row.getInt("delivery_count"),
+                        instant(row, "event_created_at"), instant(row, "received_at"),
+                        instant(row, "last_delivered_at"), instant(row, "processed_at"),
+                        shown(row.getString("payload"))),
+                inboxId).map(event -> new Page(event, signatureScheme(event.provider()), deliveries(inboxId),
+                about(event).orElse(null)));
+    }
+
+    private List<Delivery> deliveries(long inboxId) {
+        return reads.list("""
+                        SELECT delivered_at, outcome, http_status FROM webhook_deliveries
+                         WHERE inbox_id = ? ORDER BY delivered_at, id LIMIT 200""",
+                row -> new Delivery(instant(row, "delivered_at"), row.getString("outcome"), row.getInt("http_status")),
+                inboxId);
+    }
+
+    private Optional<About> about(Event event) {
+        if (event.providerPaymentId() == null) {
+            return Optional.empty();
+        }
+        return reads.one("""
+                        SELECT payment_id, status, order_id, user_id, idempotency_record_id
+                          FROM payments WHERE provider = ? AND provider_payment_id = ?""",
+                row -> new About(row.getString("payment_id"), row.getString("status"), row.getString("order_id"),
+                        row.getString("user_id"), (Long) row.getObject("idempotency_record_id")),
+                event.provider(), event.providerPaymentId());
+    }
+
+    static String signatureScheme(String provider) {
+        return switch (provider) {
+            case "sandbox" -> "Standard Webhooks: HMAC-SHA256 over the webhook-id, webhook-timestamp and body, "
+                    + "checked against the webhook-signature header with the sandbox's whsec_ secret";
+            case "stripe" -> "Stripe-Signature v1: HMAC-SHA256 over the timestamp and body with the endpoint's "
+                    + "whsec_ secret";
+            default -> "the " + provider + " adapter's signature check";
+        };
+    }
+
+    /** The payload pretty-printed, every value under a secret-looking name replaced; unparseable text as it is. */
+    String shown(String payload) {
+        try {
+            JsonNode tree = json.readTree(payload);
+            hideSecrets(tree);
+            return json.writerWithDefaultPrettyPrinter().writeValueAsString(tree);
+        } catch (IOException e) {
+            return payload;
+        }
+    }
+
+    private static void hideSecrets(JsonNode node) {
+        if (node instanceof ObjectNode object) {
+            for (Iterator<Map.Entry<String, JsonNode>> fields = object.fields(); fields.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                if (SECRET_NAME.matcher(field.getKey().toLowerCase(Locale.ROOT)).matches() && !field.getValue().isNull()) {
+                    field.setValue(TextNode.valueOf(HIDDEN));
+                } else {
+                    hideSecrets(field.getValue());
+                }
+            }
+        } else if (node instanceof ArrayNode array) {
+            array.forEach(WebhookEventPage::hideSecrets);
+        }
+    }
+}

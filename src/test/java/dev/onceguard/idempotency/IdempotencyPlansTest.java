@@ -1,0 +1,137 @@
+package dev.onceguard.idempotency;
+
+import dev.onceguard.TestTokens;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+import static dev.onceguard.Database.count;
+import static dev.onceguard.Database.execute;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The engine's statements read the same few blocks per request whatever the table holds: measured (from
+ * pg_statio, flushed per transaction) on an empty, never-analyzed table whose plans were cached while it was empty,
+ * and again once one user has 100,000 records, without ANALYZE in between (autovacuum is off here).
+ */
+@QuarkusTest
+class IdempotencyPlansTest {
+
+    private static final int RECORDS_OF_ONE_USER = 100_000;
+
+    @Inject
+    AgroalDataSource db;
+
+    @Inject
+    IdempotencyRecords records;
+
+    @Test
+    void theHotStatementsReadTheSameBlocksOnAnEmptyTableAndWithOneUsersHundredThousandRecords() {
+        execute(db, "TRUNCATE idempotency_records CASCADE");
+        assertThat(count(db, "SELECT reltuples::bigint FROM pg_class WHERE relname = 'idempotency_records'"))
+                .as("never analyzed").isEqualTo(-1);
+        String user = TestTokens.newUser();
+        for (int i = 0; i < 20; i++) {
+            int n = i;
+            inTransaction(() -> records.findByScope(user, "create-order", "warm-up-" + n));
+            newOrder(user, "warm-up-" + n);
+        }
+        long lookupWhenEmpty = fewestBlocks(() -> records.findByScope(user, "create-order", "absent"));
+        long newOrderWhenEmpty = fewestBlocks(new Supplier<>() {
+            int n;
+
+            @Override
+            public Object get() {
+                return newOrder(user, "empty-" + n++);
+            }
+        });
+
+        inTransaction(() -> {
+            execute(db, """
+                    INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status,
+                        recovery_point, response_status, response_headers, response_body, request_id, created_at,
+                        completed_at, expires_at)
+                    SELECT ?, 'create-order', 'seeded-' || g, md5(g::text) || md5(g::text), 'COMPLETED', 'finished',
+                           201, '{}', 'x', 'req-' || g, now(), now(), now() + interval '1 day'
+                      FROM generate_series(1, ?) g""", user, RECORDS_OF_ONE_USER);
+            return null;
+        });
+        long lookupWhenFull = fewestBlocks(() -> records.findByScope(user, "create-order", "seeded-50000"));
+        long newOrderWhenFull = fewestBlocks(new Supplier<>() {
+            int n;
+
+            @Override
+            public Object get() {
+                return newOrder(user, "full-" + n++);
+            }
+        });
+        long indexes = count(db, "SELECT count(*) FROM pg_indexes WHERE tablename = 'idempotency_records'");
+
+        assertThat(inTransaction(() -> records.findByScope(user, "create-order", "seeded-50000"))).isPresent();
+        assertThat(lookupWhenFull).as("scope lookup: the unique index grew by at most two levels, plus the row's page")
+                .isLessThanOrEqualTo(lookupWhenEmpty + 3);
+        assertThat(newOrderWhenFull).as("claim and completion: each index grew by at most two levels")
+                .isLessThanOrEqualTo(newOrderWhenEmpty + 2 * (indexes + 1));
+    }
+
+    private Object newOrder(String user, String key) {
+        return inTransaction(() -> {
+            IdempotentRequest<Object> request = new IdempotentRequest<>(Operation.CREATE_ORDER, user,
+                    new IdempotencyKey(key), "f".repeat(64), "req-" + key, null, "{}");
+            Instant now = Instant.now();
+            OptionalLong id = records.claim(request, IdempotencyService.STARTED, now, now.plusSeconds(30),
+                    now.plusSeconds(3600));
+            records.completeClaimed(id.orElseThrow(), IdempotencyRecord.Status.COMPLETED,
+                    new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
+                    now, now.plusSeconds(3600));
+            return id;
+        });
+    }
+
+    /** Blocks of idempotency_records and its indexes read (from cache or disk) by one transaction; fewest of three. */
+    private long fewestBlocks(Supplier<?> statements) {
+        long fewest = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            long before = blocksSoFar();
+            inTransaction(statements);
+            fewest = Math.min(fewest, blocksSoFar() - before);
+        }
+        return fewest;
+    }
+
+    /** Runs in one transaction whose statistics its backend reports as it commits. */
+    private <T> T inTransaction(Supplier<T> statements) {
+        return QuarkusTransaction.requiringNew().call(() -> {
+            try (Connection connection = db.getConnection(); Statement flush = connection.createStatement()) {
+                flush.execute("SELECT pg_stat_force_next_flush()");
+            }
+            return statements.get();
+        });
+    }
+
+    private long blocksSoFar() {
+        try (Connection connection = db.getConnection();
+             PreparedStatement read = connection.prepareStatement("""
+                     SELECT pg_stat_clear_snapshot(), coalesce(heap_blks_read, 0) + coalesce(heap_blks_hit, 0)
+                                                    + coalesce(idx_blks_read, 0) + coalesce(idx_blks_hit, 0)
+                       FROM pg_statio_user_tables WHERE relname = 'idempotency_records'""");
+             ResultSet row = read.executeQuery()) {
+            row.next();
+            return row.getLong(2);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

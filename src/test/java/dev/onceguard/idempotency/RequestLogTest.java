@@ -1,0 +1,173 @@
+package dev.onceguard.idempotency;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.TestTokens;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static dev.onceguard.Database.count;
+import static dev.onceguard.Database.execute;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every request that reaches the engine leaves a log row, written in a batch off the request path. */
+@QuarkusTest
+class RequestLogTest {
+
+    private static final String ONE_EBOOK = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
+    private static final String TWO_EBOOKS = "{\"currency\":\"RUB\",\"items\":[{\"productId\":\"p-184\",\"quantity\":2}]}";
+
+    @Inject
+    AgroalDataSource db;
+
+    @Inject
+    RequestLog requestLog;
+
+    private static Response order(String user, String key, String requestId, String body) {
+        return given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .header("X-Request-Id", requestId).contentType("application/json").body(body).post("/api/orders");
+    }
+
+    private record Row(String requestId, String outcome, int status) {
+    }
+
+    private List<Row> logOf(String user) {
+        List<Row> rows = new ArrayList<>();
+        try (Connection connection = db.getConnection();
+             PreparedStatement read = connection.prepareStatement("""
+                     SELECT l.request_id, l.outcome, l.http_status FROM idempotency_request_log l
+                       JOIN idempotency_records r ON r.id = l.record_id
+                      WHERE r.user_id = ? ORDER BY l.received_at, l.id""")) {
+            read.setString(1, user);
+            try (ResultSet result = read.executeQuery()) {
+                while (result.next()) {
+                    rows.add(new Row(result.getString(1), result.getString(2), result.getInt(3)));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return rows;
+    }
+
+    @Test
+    void eachRequestIsLoggedWithItsRequestIdOutcomeAndAnswerAndReplaysAreCountedOnlyWhenTheBatchIsWritten() {
+        requestLog.flush();
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        order(user, key, "req-first", ONE_EBOOK).then().statusCode(201);
+        order(user, key, "req-retry-1", ONE_EBOOK).then().statusCode(201).header("Idempotent-Replayed", "true");
+        order(user, key, "req-retry-2", ONE_EBOOK).then().statusCode(201).header("Idempotent-Replayed", "true");
+        order(user, key, "req-changed", TWO_EBOOKS).then().statusCode(422);
+
+        assertThat(logOf(user)).as("nothing written on the request path").isEmpty();
+        assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isZero();
+
+        requestLog.flush();
+
+        assertThat(logOf(user)).containsExactly(
+                new Row("req-first", "EXECUTED", 201),
+                new Row("req-retry-1", "REPLAYED", 201),
+                new Row("req-retry-2", "REPLAYED", 201),
+                new Row("req-changed", "CONFLICT", 422));
+        assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(2);
+    }
+
+    @Test
+    void aRequestMeetingAnUnfinishedRecordIsLoggedInProgress() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        String fingerprint = Fingerprint.of(Map.of(), readTree(ONE_EBOOK));
+        execute(db, """
+                INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
+                    lease_expires_at, request_id, created_at, expires_at)
+                VALUES (?, 'create-order', ?, ?, 'PROCESSING', 'started', now() + interval '1 minute', 'req-running',
+                        now(), now() + interval '1 day')""", user, key, fingerprint);
+
+        order(user, key, "req-while-running", ONE_EBOOK).then().statusCode(409);
+        requestLog.flush();
+
+        assertThat(logOf(user)).containsExactly(new Row("req-while-running", "IN_PROGRESS", 409));
+    }
+
+    @Test
+    void eachRecordKeepsItsFirstAndLastFiftyRows() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < 130; i++) {
+            String requestId = "req-" + i;
+            sent.add(requestId);
+            order(user, key, requestId, ONE_EBOOK).then().statusCode(201);
+            if (i % 40 == 39) {
+                requestLog.flush();
+            }
+        }
+        requestLog.flush();
+
+        List<String> kept = logOf(user).stream().map(Row::requestId).toList();
+        List<String> expected = new ArrayList<>(sent.subList(0, 50));
+        expected.addAll(sent.subList(80, 130));
+        assertThat(kept).containsExactlyElementsOf(expected);
+        assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(129);
+    }
+
+    @Test
+    void theRecordKeepsTheCartAsSentAndTheConflictTheRefusedCart() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        order(user, key, "req-first", ONE_EBOOK).then().statusCode(201);
+        order(user, key, "req-changed", TWO_EBOOKS).then().statusCode(422);
+
+        assertThat(json("SELECT request_body::text FROM idempotency_records WHERE user_id = ?", user))
+                .isEqualTo(readTree(ONE_EBOOK));
+        assertThat(json("SELECT refused_body::text FROM idempotency_conflicts WHERE user_id = ?", user))
+                .isEqualTo(readTree(TWO_EBOOKS));
+    }
+
+    @Test
+    void aPaymentBodyIsStoredWithOnlyTheLastFourCharactersOfItsToken() {
+        String user = TestTokens.newUser();
+        String orderId = order(user, UUID.randomUUID().toString(), "req-order", ONE_EBOOK).path("orderId");
+        given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", UUID.randomUUID().toString())
+                .contentType("application/json").body("{\"paymentMethodToken\":\"tok_success\"}")
+                .post("/api/orders/" + orderId + "/payments").then().statusCode(201);
+
+        assertThat(json("SELECT request_body::text FROM idempotency_records WHERE user_id = ? AND operation = 'create-payment'",
+                user)).isEqualTo(readTree("{\"paymentMethodToken\":\"cess\"}"));
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE request_body::text LIKE '%tok_success%'"))
+                .isZero();
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode json(String sql, String user) {
+        try (Connection connection = db.getConnection(); PreparedStatement read = connection.prepareStatement(sql)) {
+            read.setString(1, user);
+            try (ResultSet row = read.executeQuery()) {
+                row.next();
+                return readTree(row.getString(1));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode readTree(String body) {
+        try {
+            return new ObjectMapper().readTree(body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
