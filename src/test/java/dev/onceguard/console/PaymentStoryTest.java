@@ -48,6 +48,9 @@ class PaymentStoryTest {
     @Inject
     Reconciliation reconciliation;
 
+    @Inject
+    Ids ids;
+
     @ConfigProperty(name = "onceguard.webhooks.sandbox.secret")
     String sandboxSecret;
 
@@ -130,7 +133,7 @@ class PaymentStoryTest {
     @Test
     void aCrashBetweenThePhasesIsSettledByReconciliationAndThePageSaysTheClientGotNoAnswer() {
         String orderId = newOrder();
-        String paymentId = Ids.next("pay");
+        String paymentId = ids.next("pay");
         // phase (a) committed, then the process died before it called the provider: no answer was ever sent
         execute(db, """
                 INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
@@ -161,7 +164,7 @@ class PaymentStoryTest {
     @Test
     void anAdminsSendToReconciliationSettlesAnUnknownPaymentAndItsAuditEntryIsNamed() {
         String orderId = newOrder();
-        String paymentId = Ids.next("pay");
+        String paymentId = ids.next("pay");
         // the provider was unreachable: the payment is UNKNOWN and the provider never saw it
         execute(db, """
                 INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
