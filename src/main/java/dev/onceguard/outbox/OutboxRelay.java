@@ -1,5 +1,6 @@
 package dev.onceguard.outbox;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Timestamps;
@@ -109,7 +110,11 @@ public class OutboxRelay {
                 break;
             }
             OutboxEvent event = claimed.get(i);
-            switch (deliver(event, token)) {
+            Outcome outcome;
+            try (LogContext.Scope scope = LogContext.scoped(LogContext.OUTBOX_EVENT_ID, event.id())) {
+                outcome = deliver(event, token);
+            }
+            switch (outcome) {
                 case DONE -> done++;
                 case RETRIED -> retried++;
                 case DEAD -> dead++;
