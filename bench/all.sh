@@ -2,11 +2,13 @@
 # Every benchmark of the project, then one table: figure, target, measured, holds or not. See bench/README.md.
 #
 #   bash bench/all.sh                                     # ≈ 35 min on 2 cores
-#   ALL_ONLY="tests first-run" bash bench/all.sh          # some parts only: orders, tests, first-run
+#   ALL_ONLY="tests first-run" bash bench/all.sh          # some parts only: orders, cost, tests, first-run
 #
 # Parts:
 #   orders     bench/orders-benchmark.sh: new-key orders and replays at 1, 8, 32 clients with CPU per request, the
 #              pgbench ceiling of the same SQL, RSS after 100,000 orders (BENCH_* knobs pass through)
+#   cost       bench/cost-benchmark.py --no-peer: CPU milliseconds per request of the service and of PostgreSQL, new keys
+#              and replays at 1, 8, 32 connections, beside pgbench running the same statements (COST_ARGS adds options)
 #   tests      the @Tag("benchmark") test classes: webhook ingest, outbox relay, retention cleanup under load,
 #              console pages at 1M records (test database: _TEST_QUARKUS_DATASOURCE_JDBC_URL, default 'test')
 #   first-run  bench/first-run.sh: package, start time and memory in embedded mode (FIRST_* knobs pass through)
@@ -14,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-ONLY=${ALL_ONLY:-orders tests first-run}
+ONLY=${ALL_ONLY:-orders cost tests first-run}
 RESULTS="$ROOT/bench/results/all-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$RESULTS"
 wants() { [[ " $ONLY " == *" $1 "* ]]; }
@@ -27,6 +29,16 @@ if wants orders; then
     echo "-- orders (bench/orders-benchmark.sh)"
     BENCH_PORT=${BENCH_PORT:-18187} BENCH_DB=${BENCH_DB:-bench_all} bash bench/orders-benchmark.sh \
         > "$RESULTS/orders.log" 2>&1 || echo "   orders benchmark exited with $?; see orders.log"
+fi
+
+if wants cost; then
+    echo "-- CPU per request (bench/cost-benchmark.py)"
+    [[ -f target/quarkus-app/quarkus-run.jar ]] || ./mvnw -B -q package -DskipTests
+    cp -r target/quarkus-app "$RESULTS/app"   # a private copy: a concurrent package cannot swap it
+    # shellcheck disable=SC2086
+    python3 bench/cost-benchmark.py --jar "$RESULTS/app/quarkus-run.jar" --label service --no-peer --port 18188 \
+        --db bench_all_cost ${COST_ARGS:-} > "$RESULTS/cost.log" 2>&1 || echo "   cost benchmark exited with $?; see cost.log"
+    rm -rf "$RESULTS/app"
 fi
 
 if wants tests; then

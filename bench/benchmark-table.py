@@ -52,6 +52,18 @@ def orders(log):
                 found.group(4) == "PASS")
 
 
+def cost(log):
+    table = re.search(r"^\| run \| req/s \| p50 \| p99 \| service CPU ms/req \| PostgreSQL CPU ms/req \|\n\|[-:|]+\|\n((?:\|.*\n?)+)",
+                      log, re.M)
+    if not table:
+        row("CPU per request (cost-benchmark.py)", "—", "no table in cost.log", False)
+        return
+    for line in table.group(1).splitlines():
+        label, rate, p50, p99, service, postgres = [x.strip() for x in line.strip("|").split("|")][:6]
+        row(f"CPU per request, {label}: service / PostgreSQL ms (req/s, p50 / p99)", "—",
+            f"{service or '—'} / {postgres} ({rate}, {p50} / {p99})")
+
+
 def tests(log):
     ingest = re.search(r"BENCHMARK webhook ingest, (\d+) clients: (\d+) new events/s, (\d+) duplicate deliveries/s", log)
     if ingest:
@@ -115,7 +127,7 @@ def first_run(log):
 
 def main():
     folder = sys.argv[1]
-    for name, parse in [("orders.log", orders), ("tests.log", tests), ("first-run.log", first_run)]:
+    for name, parse in [("orders.log", orders), ("cost.log", cost), ("tests.log", tests), ("first-run.log", first_run)]:
         log = read(folder, name)
         if log is None:
             row(name.replace(".log", ""), "", "not run", False)

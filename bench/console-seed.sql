@@ -62,7 +62,8 @@ SELECT EXISTS (SELECT 1 FROM idempotency_records) OR EXISTS (SELECT 1 FROM order
 \if :reset
 \echo console-seed: reset=1, emptying the tables it fills
 TRUNCATE idempotency_records, idempotency_conflicts, orders, order_items, payments, state_transitions, outbox_events,
-         licenses, notifications, loyalty_ledger, webhook_inbox, job_runs, activity_hourly, console_audit
+         licenses, notifications, loyalty_ledger, webhook_inbox, job_runs, activity_hourly, console_audit,
+         idempotency_request_log, webhook_deliveries
          RESTART IDENTITY;
 \else
 DO $$ BEGIN
@@ -214,7 +215,8 @@ SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS de
  WHERE i.indrelid IN ('idempotency_records'::regclass, 'idempotency_conflicts'::regclass, 'orders'::regclass,
                       'payments'::regclass, 'state_transitions'::regclass, 'outbox_events'::regclass,
                       'licenses'::regclass, 'notifications'::regclass, 'loyalty_ledger'::regclass,
-                      'webhook_inbox'::regclass, 'job_runs'::regclass, 'console_audit'::regclass)
+                      'webhook_inbox'::regclass, 'job_runs'::regclass, 'console_audit'::regclass,
+                      'idempotency_request_log'::regclass, 'webhook_deliveries'::regclass)
    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid);
 SELECT 'DROP INDEX ' || name FROM seed_indexes \gexec
 
@@ -517,6 +519,35 @@ SELECT hour, kind, sum(n)
           FROM generate_series(0, 23) n WHERE n % 3 > 0) a
  GROUP BY hour, kind;
 
+-- The request log the engine writes: the first request of every record, each replay with its own request id, each
+-- refused key reuse, and a 409 for one in-progress record in five hundred.
+INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
+SELECT record_id, request_id, received_at, outcome, http_status
+  FROM (SELECT r.id AS record_id, r.request_id, r.created_at AS received_at, 'EXECUTED' AS outcome,
+               coalesce(r.response_status, 201) AS http_status
+          FROM idempotency_records r
+        UNION ALL
+        SELECT r.id, pg_temp.uuid(r.id * 10 + n, 'replay'),
+               r.last_replayed_at - (r.replay_count - n) * interval '2 seconds', 'REPLAYED', r.response_status
+          FROM idempotency_records r CROSS JOIN LATERAL generate_series(1, r.replay_count) n
+         WHERE r.replay_count > 0
+        UNION ALL
+        SELECT c.record_id, c.request_id, c.created_at, 'CONFLICT', 422 FROM idempotency_conflicts c
+        UNION ALL
+        SELECT r.id, pg_temp.uuid(r.id, 'busy'), r.created_at + interval '300 milliseconds', 'IN_PROGRESS', 409
+          FROM idempotency_records r WHERE pg_temp.u01(r.id, 81) < 0.002) l
+ ORDER BY received_at;
+
+-- Every delivery of every inbox event, the first answered as its status says, the others as duplicates.
+INSERT INTO webhook_deliveries (inbox_id, delivered_at, outcome, http_status)
+SELECT w.id,
+       CASE WHEN n = 1 THEN w.received_at
+            ELSE w.received_at + (w.last_delivered_at - w.received_at) * (n - 1) / greatest(w.delivery_count - 1, 1) END,
+       CASE WHEN n > 1 THEN 'duplicate' WHEN w.status = 'FAILED' THEN 'failed' ELSE lower(w.status) END,
+       CASE WHEN n = 1 AND w.status = 'FAILED' THEN 500 ELSE 200 END
+  FROM webhook_inbox w CROSS JOIN LATERAL generate_series(1, w.delivery_count) n
+ ORDER BY 2;
+
 -- What admins did in the console over the month.
 INSERT INTO console_audit (at, actor, action, target_type, target_id, outcome, detail)
 SELECT at, CASE WHEN n % 3 = 0 THEN 'admin' ELSE 'ops-' || (n % 4) END, action, target_type, target_id, outcome, detail
@@ -548,7 +579,7 @@ UPDATE idempotency_records
 \echo console-seed: vacuum and analyze
 VACUUM ANALYZE idempotency_records, idempotency_conflicts, orders, order_items, payments, state_transitions,
                outbox_events, licenses, notifications, loyalty_ledger, webhook_inbox, job_runs, activity_hourly,
-               console_audit;
+               console_audit, idempotency_request_log, webhook_deliveries;
 
 SELECT "table", "rows"
   FROM (VALUES
@@ -576,7 +607,9 @@ SELECT "table", "rows"
     (22, '  delivered more than once', (SELECT count(*) FROM webhook_inbox WHERE delivery_count > 1)),
     (23, 'job_runs', (SELECT count(*) FROM job_runs)),
     (24, 'activity_hourly', (SELECT count(*) FROM activity_hourly)),
-    (25, 'console_audit', (SELECT count(*) FROM console_audit))) v(position, "table", "rows")
+    (25, 'console_audit', (SELECT count(*) FROM console_audit)),
+    (26, 'idempotency_request_log', (SELECT count(*) FROM idempotency_request_log)),
+    (27, 'webhook_deliveries', (SELECT count(*) FROM webhook_deliveries))) v(position, "table", "rows")
  ORDER BY position;
 
 SELECT 'console-seed: done in ' || to_char(clock_timestamp() - :'seed_started'::timestamptz, 'MI"m "SS"s"') AS seeded;

@@ -2,7 +2,7 @@
 """CPU cost per request of the packaged service, beside the peer and pgbench, in one run.
 
   python3 bench/cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--conns "1 8 32"]
-      [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer] [--no-peer]
+      [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer] [--peer-dir DIR] [--no-peer]
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with alternating new-key and replay
    load until the C2 compiler threads used under 2% of a 10 s slice (printed per slice, 300 s at most);
@@ -16,7 +16,6 @@
 import argparse, json, os, re, subprocess, sys, time, urllib.request
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
-PEER = "/work/shared/peer-fastapi"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -59,11 +58,26 @@ def db_cpu(db, pids):
 
 
 def measure(label, cmd, kind, service_pid, db):
-    pids = backends(db)
-    s0, d0, t0 = proc_cpu(service_pid) if service_pid else 0.0, db_cpu(db, pids), time.time()
-    out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy())
-    pids_after = set(backends(db)) | set(pids)
-    s1, d1 = proc_cpu(service_pid) if service_pid else 0.0, db_cpu(db, pids_after)
+    """Runs cmd; the database's CPU is summed over every backend seen while it ran (polled, so that backends which
+    connect and leave during the run, like pgbench's, are counted up to their last 0.2 s)."""
+    baseline = {pid: proc_cpu(pid) for pid in backends(db)}
+    last = dict(baseline)
+    s0, t0 = proc_cpu(service_pid) if service_pid else 0.0, time.time()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+    while proc.poll() is None:
+        for pid in backends(db):
+            baseline.setdefault(pid, 0.0)
+            last[pid] = max(last.get(pid, 0.0), proc_cpu(pid))
+        time.sleep(0.2)
+    for pid in list(last):
+        last[pid] = max(last[pid], proc_cpu(pid))
+    s1 = proc_cpu(service_pid) if service_pid else 0.0
+    d0, d1 = sum(baseline.values()), sum(last.values())
+
+    class Out:
+        stdout = proc.stdout.read()
+        stderr = ""
+    out = Out()
     text = out.stdout + out.stderr
     res = {"label": label}
     if kind == "wrk":
@@ -110,30 +124,12 @@ def post_order(base, token, key):
         return r.status
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--jar", required=True)
-    ap.add_argument("--label", default="service")
-    ap.add_argument("--conns", default="1 8 32")
-    ap.add_argument("--duration", type=int, default=15)
-    ap.add_argument("--warmup-max", type=int, default=300)
-    ap.add_argument("--port", type=int, default=18140)
-    ap.add_argument("--db", default="h4_bench")
-    ap.add_argument("--peer-port", type=int, default=18145)
-    ap.add_argument("--peer-db", default="h4_peer")
-    ap.add_argument("--no-peer", action="store_true")
-    ap.add_argument("--no-pgbench", action="store_true")
-    a = ap.parse_args()
-    conns = [int(c) for c in a.conns.split()]
-    base = f"http://127.0.0.1:{a.port}"
-    tag = "r" + time.strftime("%H%M%S")
-    results = []
-
-    psql("postgres", f"DROP DATABASE IF EXISTS {a.db} WITH (FORCE)")
-    psql("postgres", f"CREATE DATABASE {a.db}")
+def run_service(a, conns, base, tag, results):
+    """Starts the jar, warms it up, runs ANALYZE and measures new keys and replays at each connection count."""
     env = dict(os.environ, QUARKUS_DATASOURCE_JDBC_URL=f"jdbc:postgresql://127.0.0.1:5432/{a.db}",
                QUARKUS_HTTP_PORT=str(a.port), SMALLRYE_JWT_VERIFY_KEY_LOCATION=f"{BENCH}/bench-hs256.jwk",
-               SMALLRYE_JWT_VERIFY_ALGORITHM="HS256", MP_JWT_VERIFY_ISSUER="https://onceguard.bench")
+               SMALLRYE_JWT_VERIFY_ALGORITHM="HS256", MP_JWT_VERIFY_ISSUER="https://onceguard.bench",
+               **dict(kv.split("=", 1) for kv in a.service_env))
     log = open(f"/tmp/{a.db}-service.log", "w")
     service = subprocess.Popen(["java", "-Xmx256m", "-jar", a.jar], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -168,6 +164,44 @@ def main():
     finally:
         service.terminate()
         service.wait(30)
+
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jar", required=True)
+    ap.add_argument("--label", default="service")
+    ap.add_argument("--conns", default="1 8 32")
+    ap.add_argument("--duration", type=int, default=15)
+    ap.add_argument("--warmup-max", type=int, default=300)
+    ap.add_argument("--port", type=int, default=18140)
+    ap.add_argument("--db", default="h4_bench")
+    ap.add_argument("--peer-port", type=int, default=18145)
+    ap.add_argument("--peer-db", default="h4_peer")
+    ap.add_argument("--peer-dir", default=os.environ.get("BENCH_PEER_DIR", "/work/shared/peer-fastapi"),
+                    help="the FastAPI + Redis peer (app.py, serve_nodelay.py, wrk/unique.lua, wrk/replay.lua)")
+    ap.add_argument("--service-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="extra environment for the service, e.g. ONCEGUARD_IDEMPOTENCY_REQUEST_LOG_FLUSH_EVERY=off")
+    ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--no-pgbench", action="store_true")
+    ap.add_argument("--pgbench-only", action="store_true",
+                    help="only the pgbench rows, on the database a previous run left (its replay keys)")
+    a = ap.parse_args()
+    conns = [int(c) for c in a.conns.split()]
+    PEER = a.peer_dir
+    base = f"http://127.0.0.1:{a.port}"
+    tag = "r" + time.strftime("%H%M%S")
+    results = []
+
+    if a.pgbench_only:
+        tag = psql(a.db, "SELECT split_part(idempotency_key, '-replay-', 1) FROM idempotency_records "
+                         "WHERE idempotency_key LIKE '%-replay-0000' LIMIT 1")
+        a.no_peer = True
+    else:
+        psql("postgres", f"DROP DATABASE IF EXISTS {a.db} WITH (FORCE)")
+        psql("postgres", f"CREATE DATABASE {a.db}")
+    if not a.pgbench_only:
+        run_service(a, conns, base, tag, results)
 
     if not a.no_pgbench:
         pgb = lambda script, c, extra=(): ["pgbench", "-h", "127.0.0.1", "-U", "postgres", "-n", "-M", "prepared",

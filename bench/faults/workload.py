@@ -184,7 +184,9 @@ class Client(threading.Thread):
             if answer is not None and is_final(answer):
                 operation.finals.append(answer)
                 return operation
-            if not is_transient(answer):
+            if answer is not None and answer.status == 500:
+                pass  # counted as a finding by stats.count; retried, so that the operation's end state is checked too
+            elif not is_transient(answer):
                 self.stats.add("unexpected", (operation.kind, answer.status, answer.body[:300]))
                 return operation
             wait = 0.2 + self.random.random() * 0.3

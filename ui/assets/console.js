@@ -12,8 +12,10 @@ function localTimes(root) {
   root.querySelectorAll("time[datetime]").forEach((time) => {
     const at = new Date(time.getAttribute("datetime"));
     if (!Number.isNaN(at.getTime())) {
-      time.title = at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium", timeZoneName: "short" })
-        + " (your time)";
+      time.title = at.toLocaleString(undefined, {
+        year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
+        timeZoneName: "short",
+      }) + " (your time)";
     }
   });
 }
@@ -44,7 +46,7 @@ function copyButtons(root) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "copy";
-    button.textContent = "Copy";
+    button.title = "Copy";
     button.setAttribute("aria-label", "Copy " + text);
     button.dataset.copy = text;
     id.insertAdjacentElement("afterend", button);
@@ -57,14 +59,14 @@ document.addEventListener("click", (event) => {
     return;
   }
   copyText(button.dataset.copy).then(() => {
-    button.textContent = "Copied";
     button.classList.add("copied");
+    button.title = "Copied";
     setTimeout(() => {
-      button.textContent = "Copy";
       button.classList.remove("copied");
+      button.title = "Copy";
     }, 1500);
   }, () => {
-    button.textContent = "Select and copy";
+    button.title = "Copying was refused: select the text and copy it";
   });
 });
 

@@ -49,6 +49,15 @@ class ArchitectureTest {
             .because("operations use the idempotency engine, never the other way round");
 
     @ArchTest
+    static final ArchRule maintenanceJobsResumeOperationsOnlyThroughTheEngine = noClasses()
+            .that().resideInAPackage("dev.onceguard.maintenance..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
+                    "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.fulfilment..",
+                    "dev.onceguard.console..")
+            .because("lease recovery hands every expired record to the engine's resume entry point, which the "
+                    + "operations register with; a job naming an operation would close a cycle with it");
+
+    @ArchTest
     static final ArchRule noStaticFieldHoldsARandomSourceAThreadOrASocket = noFields()
             .that().areStatic()
             .should().haveRawType(assignableTo(RandomGenerator.class)

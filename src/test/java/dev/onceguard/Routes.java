@@ -2,6 +2,7 @@ package dev.onceguard;
 
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.QueryParam;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,8 +21,11 @@ import java.util.stream.Stream;
  */
 public final class Routes {
 
-    /** One resource method: its HTTP method and its path template ({@code /api/orders/{orderId}/payments}). */
-    public record Route(String method, String template) {
+    /**
+     * One resource method: its HTTP method, its path template ({@code /api/orders/{orderId}/payments}) and the query
+     * parameters it reads.
+     */
+    public record Route(String method, String template, List<String> queryParameters) {
 
         /** The path with every template parameter replaced by {@code value}, used as it is (already encoded). */
         public String path(String value) {
@@ -58,7 +62,7 @@ public final class Routes {
                 String verb = httpMethod(method);
                 if (verb != null) {
                     Path sub = method.getAnnotation(Path.class);
-                    routes.add(new Route(verb, join(base, sub == null ? "" : sub.value())));
+                    routes.add(new Route(verb, join(base, sub == null ? "" : sub.value()), queryParameters(method)));
                 }
             }
         }
@@ -88,6 +92,14 @@ public final class Routes {
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static List<String> queryParameters(Method method) {
+        return Stream.of(method.getParameters())
+                .map(parameter -> parameter.getAnnotation(QueryParam.class))
+                .filter(java.util.Objects::nonNull)
+                .map(QueryParam::value)
+                .toList();
     }
 
     private static String httpMethod(Method method) {

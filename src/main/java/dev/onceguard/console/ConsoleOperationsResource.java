@@ -24,17 +24,21 @@ public class ConsoleOperationsResource {
     static class Templates {
         static native TemplateInstance list(OperationFilter filter, KeysetPage<OperationRow> page, Pager pager);
 
-        static native TemplateInstance detail(OperationChain chain, RequestHistory history);
+        static native TemplateInstance detail(OperationChain chain, RequestHistory history,
+                                              CustomerCharges.Around otherCharges);
     }
 
     private final OperationLists lists;
     private final OperationChains chains;
     private final RequestLogs requestLogs;
+    private final CustomerCharges charges;
 
-    public ConsoleOperationsResource(OperationLists lists, OperationChains chains, RequestLogs requestLogs) {
+    public ConsoleOperationsResource(OperationLists lists, OperationChains chains, RequestLogs requestLogs,
+                                     CustomerCharges charges) {
         this.lists = lists;
         this.chains = chains;
         this.requestLogs = requestLogs;
+        this.charges = charges;
     }
 
     /** A filter value that is not valid answers 400 with the form and what was wrong; nothing is queried. */
@@ -63,6 +67,7 @@ public class ConsoleOperationsResource {
                 "There is no idempotency record " + recordId + ". A finished record is removed by retention cleanup "
                         + "once it expires (24 h after it finished by default): search the operations list by key, "
                         + "user or order to see what is still kept."));
-        return Templates.detail(chain, requestLogs.of(recordId));
+        return Templates.detail(chain, requestLogs.of(recordId), charges.around(chain.record().userId(),
+                chain.record().createdAt(), chain.order() == null ? null : chain.order().orderId()));
     }
 }

@@ -29,22 +29,27 @@ public class ConsoleUsersResource {
     @CheckedTemplate
     static class Templates {
         static native TemplateInstance user(String userId, String window, KeysetPage<OperationRow> page, Pager pager,
-                                            List<OperationLists.UserOrder> orders);
+                                            List<OperationLists.UserOrder> orders, CustomerCharges.Charges charges);
     }
 
     private final OperationLists lists;
     private final Duration window;
+    private final CustomerCharges charges;
 
     public ConsoleUsersResource(OperationLists lists,
-                                @ConfigProperty(name = "onceguard.console.double-submission-window") Duration window) {
+                                @ConfigProperty(name = "onceguard.console.double-submission-window") Duration window,
+                                CustomerCharges charges) {
         this.lists = lists;
         this.window = window;
+        this.charges = charges;
     }
 
     @GET
     @Path("/{userId}")
     public Response user(@PathParam("userId") String userId, @QueryParam("after") String after,
-                         @QueryParam("format") String format) {
+                         @QueryParam("format") String format, @QueryParam("from") String from,
+                         @QueryParam("to") String to) {
+        CustomerCharges.Period period = CustomerCharges.period(from, to);
         Optional<Cursor> position = Cursor.parse(after);
         if (CsvExport.wanted(format)) {
             return CsvExport.of("operations-of-user", OperationRow.CSV, at -> lists.ofUser(userId, at.orElse(null)));
@@ -53,6 +58,6 @@ public class ConsoleUsersResource {
         KeysetPage<OperationRow> marked = new KeysetPage<>(lists.withDoubleSubmissions(page.rows(), window), page.next());
         return HtmlResponses.page(200, Templates.user(userId, Verdict.span(window), marked,
                 Pager.of(ConsoleLinks.user(userId), position.isPresent(), page.next()),
-                lists.ordersOf(userId, ORDERS_SHOWN)));
+                lists.ordersOf(userId, ORDERS_SHOWN), charges.of(userId, period)));
     }
 }

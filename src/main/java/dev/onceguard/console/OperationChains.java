@@ -204,7 +204,7 @@ public class OperationChains {
         List<Transition> moves = transitions.stream()
                 .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
         return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
-                record.completedAt(), record.responseStatus(), record.leaseExpiresAt(), payment.get().status(), moves,
+                record.leaseExpiresAt(), payment.get().status(), moves,
                 requests, charges, jobs, now));
     }
 

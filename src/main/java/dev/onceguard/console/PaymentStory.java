@@ -26,8 +26,8 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     }
 
     /** The facts of one create-payment operation, as {@link OperationChains} reads them. */
-    record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant recordCompletedAt,
-                 Integer responseStatus, Instant leaseExpiresAt, String paymentStatus, List<Transition> transitions,
+    record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant leaseExpiresAt,
+                 String paymentStatus, List<Transition> transitions,
                  List<LoggedRequest> requests, int charges, RecoveryJobs jobs, Instant now) {
     }
 
@@ -37,8 +37,10 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
         Optional<LoggedRequest> firstLogged = facts.requests().stream()
                 .filter(r -> r.requestId().equals(facts.firstRequestId())).findFirst();
         for (LoggedRequest request : facts.requests()) {
-            answers.add(new TimelineEntry(request.at(), "Request " + request.requestId() + ": "
-                    + answered(request), "What the client got, from the request log.", null));
+            Optional<Transition> move = lastMoveBy(moves, request.requestId());
+            answers.add(new TimelineEntry(request.at(), "Request " + request.requestId() + " " + answered(request, move),
+                    move.map(m -> answerDetail(m.toStatus())).orElse("What the client got, from the request log."),
+                    null));
         }
         Optional<Transition> firstAnswerMove = lastMoveBy(moves, facts.firstRequestId());
         boolean diedBeforeAnswering = false;
@@ -157,10 +159,10 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
         };
     }
 
-    private static String answered(LoggedRequest request) {
+    private static String answered(LoggedRequest request, Optional<Transition> move) {
         String status = request.httpStatus() == null ? "no status" : String.valueOf(request.httpStatus());
         return switch (request.outcome()) {
-            case "EXECUTED" -> "answered " + status;
+            case "EXECUTED" -> "answered " + status + move.map(m -> " " + m.toStatus()).orElse("");
             case "REPLAYED" -> "replayed the stored " + status;
             case "CONFLICT" -> "refused " + status + ", the key was reused with another payload";
             case "IN_PROGRESS" -> "answered " + status + ", the first request was still running";

@@ -112,10 +112,9 @@ public class RequestLogList {
             parameters.add(cursor.at());
             parameters.add(cursor.id());
         });
-        sql.append("""
-                 ORDER BY received_at DESC, id DESC LIMIT ?) l
-                  LEFT JOIN idempotency_records r ON r.id = l.record_id
-                 ORDER BY l.received_at DESC, l.id DESC""");
+        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ?) l"
+                + " LEFT JOIN idempotency_records r ON r.id = l.record_id"
+                + " ORDER BY l.received_at DESC, l.id DESC");
         parameters.add(limit);
         return reads.list(sql.toString(), row -> new Row(row.getLong("id"), row.getLong("record_id"),
                 row.getString("request_id"), instant(row, "received_at"), row.getString("outcome"),

@@ -25,7 +25,7 @@ public class RequestLogs {
     private final int kept;
 
     public RequestLogs(ConsoleReads reads, ObjectMapper json,
-                       @ConfigProperty(name = "onceguard.idempotency.request-log.kept", defaultValue = "50") int kept) {
+                       @ConfigProperty(name = "onceguard.idempotency.request-log.kept-per-end") int kept) {
         this.reads = reads;
         this.json = json;
         this.kept = kept;

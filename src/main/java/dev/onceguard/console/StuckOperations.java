@@ -1,10 +1,9 @@
 package dev.onceguard.console;
 
-import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.Operation;
-import dev.onceguard.payment.PaymentService;
+import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -67,12 +66,10 @@ public class StuckOperations {
 
     private final ConsoleReads reads;
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
 
-    public StuckOperations(ConsoleReads reads, IdempotencyService idempotency, PaymentService payments) {
+    public StuckOperations(ConsoleReads reads, IdempotencyService idempotency) {
         this.reads = reads;
         this.idempotency = idempotency;
-        this.payments = payments;
     }
 
     /** Oldest first, by when the operation started. */
@@ -124,9 +121,9 @@ public class StuckOperations {
     }
 
     /**
-     * Does what lease recovery does with a payment past its external call: takes the record over with a
-     * conditional UPDATE ({@link IdempotencyService#takeOver}) and resumes it with the payment's own provider key
-     * ({@link PaymentService#resume}), never with a new call.
+     * Does what lease recovery does with a payment past its external call, through the same entry point
+     * ({@link IdempotencyService#resume}): the record is taken over with a conditional UPDATE and resumed by the
+     * payment with its own provider key, never with a new call.
      */
     ActionResult sendToReconciliation(long recordId, Cause cause) {
         Optional<State> state = state(recordId);
@@ -141,12 +138,11 @@ public class StuckOperations {
             return new ActionResult(AuditOutcome.REFUSED, AdminNotice.RECONCILE_NOT_POSSIBLE,
                     state.get().operation() + " at recovery point " + state.get().recoveryPoint() + " has no reconciliation");
         }
-        Optional<Checkpoint> checkpoint = idempotency.takeOver(recordId);
-        if (checkpoint.isEmpty()) {
+        if (!(idempotency.resume(recordId, cause) instanceof Resumption.Resumed resumed)) {
             return alreadyResolved(state(recordId));
         }
-        IdempotentResponse response = payments.resume(recordId, checkpoint.get(), cause);
-        String paymentId = checkpoint.get().resourceId();
+        IdempotentResponse response = resumed.response();
+        String paymentId = resumed.checkpoint().resourceId();
         String paymentStatus = reads.one("SELECT status FROM payments WHERE payment_id = ?",
                 row -> row.getString(1), paymentId).orElse("missing");
         if (response.stored().status() == 202) {

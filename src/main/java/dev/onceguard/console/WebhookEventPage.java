@@ -112,9 +112,9 @@ public class WebhookEventPage {
     static String signatureScheme(String provider) {
         return switch (provider) {
             case "sandbox" -> "Standard Webhooks: HMAC-SHA256 over the webhook-id, webhook-timestamp and body, "
-                    + "checked against the webhook-signature header with the sandbox's whsec_ secret";
+                    + "checked against the webhook-signature header with the sandbox's signing secret";
             case "stripe" -> "Stripe-Signature v1: HMAC-SHA256 over the timestamp and body with the endpoint's "
-                    + "whsec_ secret";
+                    + "signing secret";
             default -> "the " + provider + " adapter's signature check";
         };
     }

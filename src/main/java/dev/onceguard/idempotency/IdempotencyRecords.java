@@ -14,6 +14,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,13 +34,13 @@ import java.util.OptionalLong;
 @ApplicationScoped
 public class IdempotencyRecords {
 
-    static final String CLAIM = """
+    private static final String CLAIM = """
             INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
                 lease_expires_at, request_id, request_body, created_at, expires_at)
             VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?)
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
-    static final String FIND_BY_SCOPE = """
+    private static final String FIND_BY_SCOPE = """
             SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
                    response_body, resource_type, resource_id, expires_at
               FROM idempotency_records
@@ -48,7 +50,7 @@ public class IdempotencyRecords {
                    response_body, resource_type, resource_id, expires_at
               FROM idempotency_records
              WHERE id = ?""";
-    static final String COMPLETE = """
+    private static final String COMPLETE = """
             UPDATE idempotency_records
                SET status = ?, recovery_point = 'finished', lease_expires_at = NULL, response_status = ?,
                    response_headers = CAST(? AS jsonb), response_body = ?, resource_type = ?, resource_id = ?,
@@ -174,19 +176,24 @@ public class IdempotencyRecords {
         });
     }
 
+    /** A record taken over: its operation and where that operation stands. */
+    record TakenOver(String operation, Checkpoint checkpoint) {
+    }
+
     /** Takes an expired lease: of two takers exactly one gets the checkpoint back. */
-    Optional<Checkpoint> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
+    Optional<TakenOver> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement take = connection.prepareStatement("""
                      UPDATE idempotency_records SET lease_expires_at = ?
                       WHERE id = ? AND status = 'PROCESSING' AND lease_expires_at <= ?
-                     RETURNING recovery_point, resource_type, resource_id""")) {
+                     RETURNING operation, recovery_point, resource_type, resource_id""")) {
             take.setTimestamp(1, Timestamp.from(leaseExpiresAt));
             take.setLong(2, recordId);
             take.setTimestamp(3, Timestamp.from(now));
             try (ResultSet row = take.executeQuery()) {
                 return row.next()
-                        ? Optional.of(new Checkpoint(row.getString(1), row.getString(2), row.getString(3)))
+                        ? Optional.of(new TakenOver(row.getString(1),
+                                new Checkpoint(row.getString(2), row.getString(3), row.getString(4))))
                         : Optional.empty();
             }
         } catch (SQLException e) {
@@ -236,7 +243,7 @@ public class IdempotencyRecords {
             find.setTimestamp(1, Timestamp.from(now));
             find.setInt(2, limit);
             try (ResultSet rows = find.executeQuery()) {
-                List<ExpiredLease> expired = new java.util.ArrayList<>();
+                List<ExpiredLease> expired = new ArrayList<>();
                 while (rows.next()) {
                     expired.add(new ExpiredLease(rows.getLong(1), rows.getString(2), rows.getString(3)));
                 }
@@ -296,7 +303,7 @@ public class IdempotencyRecords {
                              WHERE from_first > ? AND from_last > ?) surplus
                      WHERE l.id = surplus.id""")) {
                 prune.setArray(1, array(connection, "bigint",
-                        java.util.Arrays.stream(recordIds).distinct().boxed().toArray()));
+                        Arrays.stream(recordIds).distinct().boxed().toArray()));
                 prune.setInt(2, keptPerEnd);
                 prune.setInt(3, keptPerEnd);
                 prune.executeUpdate();

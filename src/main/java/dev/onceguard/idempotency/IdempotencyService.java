@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.idempotency.IdempotentResponse.Outcome;
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.HourlyActivity;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
@@ -15,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.transaction.Transactional;
 import jakarta.ws.rs.core.HttpHeaders;
 import org.jboss.logging.Logger;
@@ -70,12 +72,14 @@ public class IdempotencyService {
     private final ObjectMapper json;
     private final IdempotencyConfig config;
     private final HourlyActivity activity;
+    private final Instance<ResumableOperation> resumables;
     private final Map<Operation, Map<Outcome, Counter>> requests = new EnumMap<>(Operation.class);
 
     public IdempotencyService(IdempotencyRecords records, FinishedRecords finished, RequestLog requestLog,
                               JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
-                              HourlyActivity activity, MeterRegistry registry) {
+                              HourlyActivity activity, MeterRegistry registry, Instance<ResumableOperation> resumables) {
         this.records = records;
+        this.resumables = resumables;
         this.finished = finished;
         this.requestLog = requestLog;
         this.activity = activity;
@@ -352,9 +356,41 @@ public class IdempotencyService {
      *
      * @return the checkpoint to resume from, or empty when the lease is live, the record finished, or another won
      */
-    public Optional<Checkpoint> takeOver(long recordId) {
+    Optional<Checkpoint> takeOver(long recordId) {
+        return takeOverWithOperation(recordId).map(IdempotencyRecords.TakenOver::checkpoint);
+    }
+
+    private Optional<IdempotencyRecords.TakenOver> takeOverWithOperation(long recordId) {
         Instant now = Timestamps.now();
         return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, now.plus(config.lease())));
+    }
+
+    /**
+     * The one way to finish a record whose process died or gave up its lease, for lease recovery, reconciliation and
+     * the console's admin actions: a record abandoned at {@link #STARTED} is released; any other is taken over and
+     * resumed by its operation's registered {@link ResumableOperation}, from its checkpoint.
+     *
+     * @param cause who resumes it (the job run or the admin action), recorded with the changes the operation makes
+     */
+    public Resumption resume(long recordId, Cause cause) {
+        if (QuarkusTransaction.requiringNew().call(() -> releaseIfAbandoned(recordId))) {
+            return new Resumption.Released();
+        }
+        Optional<IdempotencyRecords.TakenOver> taken = QuarkusTransaction.requiringNew().call(() ->
+                takeOverWithOperation(recordId));
+        if (taken.isEmpty()) {
+            return new Resumption.NotTaken();
+        }
+        String operation = taken.get().operation();
+        Checkpoint checkpoint = taken.get().checkpoint();
+        Optional<ResumableOperation> resumable = resumables.stream().filter(r -> r.operation().equals(operation))
+                .findFirst();
+        if (resumable.isEmpty()) {
+            LOG.warnf("record %d of %s is PROCESSING at recovery point %s, and %s registers no resume", recordId,
+                    operation, checkpoint.recoveryPoint(), operation);
+            return new Resumption.NoResume(operation, checkpoint.recoveryPoint());
+        }
+        return new Resumption.Resumed(checkpoint, resumable.get().resume(recordId, checkpoint, cause));
     }
 
     /** The stored answer of a finished record, for a caller that lost the race to finish it. */

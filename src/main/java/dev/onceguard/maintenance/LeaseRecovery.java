@@ -3,8 +3,7 @@ package dev.onceguard.maintenance;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.Operation;
-import dev.onceguard.payment.PaymentService;
+import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.platform.Cause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,39 +11,34 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.jboss.logging.Logger;
 
 import java.time.Instant;
 import java.util.Map;
 
 /**
- * Finishes operations whose process died: a PROCESSING record whose lease has expired is taken over with a
- * conditional statement (so two replicas never both take it) and resumed from its recovery point. An operation
- * that never reached an external call is released: its record is deleted (its own writes were rolled back with
- * the crash, or never made) and the key may be used again. One that may have called a provider is handed to
- * reconciliation, which repeats the call with the same provider key; it is never re-executed blindly.
+ * Finishes operations whose process died: every PROCESSING record whose lease has expired is handed to the engine's
+ * one resume entry point ({@link IdempotencyService#resume}), which releases one that never reached an external
+ * call (its own writes were rolled back with the crash, or never made; the key may be used again) and has any other
+ * taken over (of two replicas, one wins) and resumed by its operation from its recovery point: a payment repeats its
+ * provider call with the same provider key, never a blind new one.
  */
 @ApplicationScoped
 @Startup
 public class LeaseRecovery {
 
-    private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);
-
     private final IdempotencyRecords records;
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
     private final Jobs jobs;
     private final RetentionConfig config;
     private final Counter released;
     private final Counter reconciled;
     private final Draining draining;
 
-    public LeaseRecovery(IdempotencyRecords records, IdempotencyService idempotency, PaymentService payments, Jobs jobs,
+    public LeaseRecovery(IdempotencyRecords records, IdempotencyService idempotency, Jobs jobs,
                          RetentionConfig config, MeterRegistry registry, Draining draining) {
         this.draining = draining;
         this.records = records;
         this.idempotency = idempotency;
-        this.payments = payments;
         this.jobs = jobs;
         this.config = config;
         this.released = counter(registry, "released");
@@ -76,19 +70,11 @@ public class LeaseRecovery {
             if (draining.inProgress()) {
                 break;
             }
-            long recordId = lease.recordId();
-            String operation = lease.operation();
-            if (IdempotencyService.STARTED.equals(lease.recoveryPoint())) {
-                if (QuarkusTransaction.requiringNew().call(() -> idempotency.releaseIfAbandoned(recordId))) {
-                    releasedNow++;
-                }
-            } else if (Operation.CREATE_PAYMENT.wireName().equals(operation)) {
-                if (idempotency.takeOver(recordId).map(checkpoint -> payments.resume(recordId, checkpoint, cause)).isPresent()) {
-                    reconciledNow++;
-                }
-            } else {
-                LOG.warnf("record %d of %s is PROCESSING at recovery point %s, which has no recovery", recordId,
-                        operation, lease.recoveryPoint());
+            Resumption resumption = idempotency.resume(lease.recordId(), cause);
+            if (resumption instanceof Resumption.Released) {
+                releasedNow++;
+            } else if (resumption instanceof Resumption.Resumed) {
+                reconciledNow++;
             }
         }
         released.increment(releasedNow);

@@ -10,6 +10,7 @@ import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.Operation;
 import dev.onceguard.idempotency.PhasedOperation;
+import dev.onceguard.idempotency.ResumableOperation;
 import dev.onceguard.idempotency.StoredResponse;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CustomerAction;
@@ -49,7 +50,7 @@ import java.util.function.Consumer;
  * A retry or reconciliation resumes from the checkpoint with {@link #resume}: never a fresh provider key.
  */
 @ApplicationScoped
-public class PaymentService {
+public class PaymentService implements ResumableOperation {
 
     public static final String RESOURCE_TYPE = "payment";
     static final String PAYMENT_CREATED = "payment_created";
@@ -71,6 +72,11 @@ public class PaymentService {
         this.outcomes = outcomes;
         this.em = em;
         this.ids = ids;
+    }
+
+    @Override
+    public String operation() {
+        return Operation.CREATE_PAYMENT.wireName();
     }
 
     public IdempotentResponse pay(IdempotentRequest<CreatePaymentRequest> request, String orderId) {
@@ -140,6 +146,7 @@ public class PaymentService {
      *
      * @param cause who resumes it, recorded with every state change the provider's answer makes
      */
+    @Override
     public IdempotentResponse resume(long recordId, Checkpoint checkpoint, Cause cause) {
         Payment payment = QuarkusTransaction.requiringNew().call(() -> Payment.<Payment>findById(checkpoint.resourceId()));
         boolean waitsForCustomer = payment.status == Payment.Status.REQUIRES_ACTION;

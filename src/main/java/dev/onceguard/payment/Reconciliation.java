@@ -2,7 +2,7 @@ package dev.onceguard.payment;
 
 import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.maintenance.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -33,16 +33,16 @@ public class Reconciliation {
     private static final Logger LOG = Logger.getLogger(Reconciliation.class);
     static final int BATCH = 100;
 
-    public record Result(int resumed, int stillUnknown, int pendingChecked, int pendingResolved) {
+    /** @param failed operations whose resumption threw; each is logged and left for the next run */
+    public record Result(int resumed, int stillUnknown, int failed, int pendingChecked, int pendingResolved) {
 
         public Map<String, Long> counts() {
-            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown,
+            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown, "failed", (long) failed,
                     "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved);
         }
     }
 
     private final IdempotencyService idempotency;
-    private final PaymentService payments;
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
@@ -50,12 +50,11 @@ public class Reconciliation {
     private final Jobs jobs;
     private final Draining draining;
 
-    public Reconciliation(IdempotencyService idempotency, PaymentService payments, PaymentProviders providers,
+    public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
                           PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs,
                           Draining draining) {
         this.draining = draining;
         this.idempotency = idempotency;
-        this.payments = payments;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
@@ -78,15 +77,23 @@ public class Reconciliation {
     public Result reconcile(Cause cause) {
         int resumed = 0;
         int stillUnknown = 0;
+        int failed = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
             if (draining.inProgress()) {
                 break;
             }
-            Optional<IdempotentResponse> response = idempotency.takeOver(recordId)
-                    .map(checkpoint -> payments.resume(recordId, checkpoint, cause));
-            if (response.isPresent()) {
+            Resumption resumption;
+            try {
+                resumption = idempotency.resume(recordId, cause);
+            } catch (RuntimeException e) {
+                // one payment the provider refuses must not keep the others unresolved
+                LOG.errorf(e, "reconciliation could not resume operation %d", recordId);
+                failed++;
+                continue;
+            }
+            if (resumption instanceof Resumption.Resumed done) {
                 resumed++;
-                if (response.get().stored().status() == 202) {
+                if (done.response().stored().status() == 202) {
                     stillUnknown++;
                 }
             }
@@ -102,7 +109,7 @@ public class Reconciliation {
                 resolved++;
             }
         }
-        return new Result(resumed, stillUnknown, checked, resolved);
+        return new Result(resumed, stillUnknown, failed, checked, resolved);
     }
 
     @SuppressWarnings("unchecked")

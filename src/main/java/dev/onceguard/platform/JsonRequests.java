@@ -21,7 +21,8 @@ import java.util.List;
 
 /**
  * Reads a JSON request body strictly: malformed JSON, duplicate keys, unknown fields, wrong types
- * (no coercion of "1" to 1 or 1.5 to 1) and constraint violations all become contract errors.
+ * (no coercion of "1" to 1 or 1.5 to 1), strings PostgreSQL cannot store and constraint violations all become
+ * contract errors.
  * The parsed tree is kept beside the typed value because the idempotency fingerprint is computed from it.
  */
 @ApplicationScoped
@@ -50,7 +51,7 @@ public class JsonRequests {
         if (body != null && body.length > RequestLimits.MAX_BODY_BYTES) {
             throw new ProblemException(RequestLimits.payloadTooLarge());
         }
-        JsonNode tree = parse(body);
+        JsonNode tree = tree(body);
         if (!tree.isObject()) {
             throw new ProblemException(Problem.validation(List.of(
                     new Problem.FieldError("", "the request body must be a JSON object"))));
@@ -75,6 +76,18 @@ public class JsonRequests {
                     .sorted(Comparator.comparing(Problem.FieldError::field))
                     .toList()));
         }
+    }
+
+    /**
+     * The body as a JSON tree, read strictly ({@code MALFORMED_JSON} when it is not one JSON value), with every string
+     * and field name in it storable ({@code VALIDATION_FAILED} naming the first that is not).
+     */
+    public JsonNode tree(byte[] body) {
+        JsonNode tree = parse(body);
+        StorableText.firstRefusal(tree).ifPresent(refused -> {
+            throw new ProblemException(Problem.validation(List.of(refused)));
+        });
+        return tree;
     }
 
     private JsonNode parse(byte[] body) {

@@ -29,6 +29,12 @@ public record Problem(String type, String title, int status, String detail, Stri
                 "VALIDATION_FAILED", List.copyOf(errors));
     }
 
+    /** A 400 for a request value outside the body (a query parameter, a header) that cannot be accepted. */
+    public static Problem validation(String detail, List<FieldError> errors) {
+        return new Problem(typeOf("VALIDATION_FAILED"), "Request validation failed", 400, detail, "VALIDATION_FAILED",
+                List.copyOf(errors));
+    }
+
     private static String typeOf(String code) {
         return "https://onceguard.dev/problems/" + code.toLowerCase().replace('_', '-');
     }

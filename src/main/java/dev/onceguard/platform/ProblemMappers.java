@@ -8,7 +8,10 @@ import io.quarkus.vertx.http.runtime.security.HttpAuthenticator;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import org.hibernate.exception.JDBCConnectionException;
 import org.jboss.logging.Logger;
@@ -16,6 +19,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import java.nio.channels.ClosedChannelException;
 import java.sql.SQLTransientException;
+import java.util.Optional;
 
 /**
  * Turns every failure into {@code application/problem+json}. Bodies never carry stack traces or input secrets.
@@ -23,6 +27,11 @@ import java.sql.SQLTransientException;
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+    /** The status proxies record for a request its client abandoned (nginx's 499 Client Closed Request). */
+    static final int CLIENT_CLOSED_REQUEST = 499;
+
+    @Inject
+    Instance<RefusalPages> refusalPages;
 
     public static Response respond(Problem problem) {
         return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem).build();
@@ -60,18 +69,34 @@ public class ProblemMappers {
         return response.build();
     }
 
+    // The console answers in HTML: it supplies its own page for the same refusal.
+    @ServerExceptionMapper
+    public Response unstorableInput(UnstorableInput e, RoutingContext request) {
+        for (RefusalPages surface : refusalPages) {
+            Optional<Response> page = surface.page(request.normalizedPath(), e);
+            if (page.isPresent()) {
+                return page.get();
+            }
+        }
+        return respond(e.problem());
+    }
+
     @ServerExceptionMapper
     public Response forbidden(ForbiddenException e) {
         return respond(Problem.of(403, "FORBIDDEN", "Forbidden", "You are not allowed to do this."));
     }
 
+    @Inject
+    AllowedMethods allowedMethods;
+
     @ServerExceptionMapper
-    public Response webApplication(WebApplicationException e) {
+    public Response webApplication(WebApplicationException e, RoutingContext request) {
         int status = e.getResponse().getStatus();
         return switch (status) {
             case 404 -> respond(Problem.of(404, "NOT_FOUND", "Not found", "No such resource."));
-            case 405 -> respond(Problem.of(405, "METHOD_NOT_ALLOWED", "Method not allowed",
-                    "This resource does not support that HTTP method."));
+            case 405 -> Response.fromResponse(respond(Problem.of(405, "METHOD_NOT_ALLOWED", "Method not allowed",
+                            "This resource does not support that HTTP method; Allow lists those it does.")))
+                    .header(HttpHeaders.ALLOW, allowedMethods.allowFor(request.normalizedPath())).build();
             case 406 -> respond(Problem.of(406, "NOT_ACCEPTABLE", "Not acceptable",
                     "This resource answers application/json only."));
             case 415 -> respond(Problem.of(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type",
@@ -97,8 +122,9 @@ public class ProblemMappers {
             return databaseUnavailable(e);
         }
         if (isClientGone(e)) {
+            // Nobody reads this answer; its status is what the request metrics record: the client's doing, not a 500.
             LOG.debugf("client closed the connection before the answer: %s", e.getMessage());
-            return respond(Problem.of(500, "CLIENT_GONE", "Client gone", "The connection was closed by the client."));
+            return Response.status(CLIENT_CLOSED_REQUEST).build();
         }
         LOG.error("unexpected failure", e);
         return respond(Problem.of(500, "INTERNAL_ERROR", "Internal error",
@@ -114,16 +140,25 @@ public class ProblemMappers {
         return false;
     }
 
+    /**
+     * Whether the database being unavailable (or a retryable conflict) caused {@code e}, looking at its causes and
+     * at their suppressed exceptions: a commit that failed because the connection was cut is reported by the
+     * transaction manager as "could not commit", with PostgreSQL's reason only suppressed.
+     */
     private static boolean isTransient(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof JDBCConnectionException || t instanceof SQLTransientException
-                    ) {
+            if (t instanceof JDBCConnectionException || t instanceof SQLTransientException) {
                 return true;
             }
             if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")
                     || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01"))) {
                 return true;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (isTransient(suppressed)) {
+                    return true;
+                }
             }
         }
         return false;

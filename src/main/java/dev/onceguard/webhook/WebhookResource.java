@@ -4,6 +4,7 @@ import dev.onceguard.payment.PaymentProviders;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
 import dev.onceguard.platform.RequestLimits;
@@ -30,6 +31,8 @@ import java.util.Map;
 public class WebhookResource {
 
     private static final Logger LOG = Logger.getLogger(WebhookResource.class);
+    /** Event ids, types and provider payment ids are indexed: longer values could not be recorded. */
+    static final int MAX_ID_LENGTH = 255;
 
     public record Answer(String status) {
     }
@@ -38,13 +41,15 @@ public class WebhookResource {
     private final WebhookInbox inbox;
     private final WebhookMetrics metrics;
     private final WebhookDeliveryLog deliveries;
+    private final JsonRequests json;
 
     public WebhookResource(PaymentProviders providers, WebhookInbox inbox, WebhookMetrics metrics,
-                           WebhookDeliveryLog deliveries) {
+                           WebhookDeliveryLog deliveries, JsonRequests json) {
         this.providers = providers;
         this.inbox = inbox;
         this.metrics = metrics;
         this.deliveries = deliveries;
+        this.json = json;
     }
 
     @POST
@@ -65,6 +70,9 @@ public class WebhookResource {
             throw new ProblemException(Problem.of(401, "WEBHOOK_SIGNATURE_INVALID", "Webhook signature invalid",
                     "The delivery is not authentic or too old: " + e.getMessage()));
         }
+        // An authentic body that is not JSON is MALFORMED_JSON, one with a string PostgreSQL cannot store is
+        // VALIDATION_FAILED; only then is it read as the provider's event.
+        json.tree(bytes);
         ProviderEvent event = read(provider, bytes);
         DeliveryOutcome outcome = inbox.receive(provider.name(), event, bytes);
         deliveries.record(provider.name(), event.eventId(), outcome, outcome == DeliveryOutcome.FAILED ? 500 : 200);
@@ -81,12 +89,19 @@ public class WebhookResource {
             if (event.eventId() == null || event.eventId().isBlank() || event.type() == null) {
                 throw new WebhookRejected("the event has no id or no type");
             }
+            if (tooLong(event.eventId()) || tooLong(event.type()) || tooLong(event.providerPaymentId())) {
+                throw new WebhookRejected("the event's id, type or payment id is longer than " + MAX_ID_LENGTH + " characters");
+            }
             return event;
         } catch (WebhookRejected e) {
             LOG.warnf("webhook %s: authentic delivery not readable: %s", provider.name(), e.getMessage());
             throw new ProblemException(Problem.of(400, "WEBHOOK_EVENT_INVALID", "Webhook event invalid",
                     "The event could not be read: " + e.getMessage()));
         }
+    }
+
+    private static boolean tooLong(String id) {
+        return id != null && id.length() > MAX_ID_LENGTH;
     }
 
     private static Map<String, String> lowerCaseHeaders(HttpServerRequest http) {

@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -42,6 +43,12 @@ class ConsoleAdminActionsTest {
 
     @Inject
     AgroalDataSource db;
+
+    /** The sandbox provider's webhook worker, which would otherwise deliver on its own schedule. */
+    private static final String SANDBOX_DELIVERIES = "sandbox-webhook-delivery";
+
+    @Inject
+    Scheduler scheduler;
 
 
     @Test
@@ -119,10 +126,20 @@ class ConsoleAdminActionsTest {
                 + "provider_idempotency_key, payment_method_token, created_at, updated_at) "
                 + "VALUES (?, ?, ?, 'CREATED', 1500.00, 'RUB', 'sandbox', ?, 'tok_success', now(), now())",
                 paymentId, orderId, user, "onceguard-" + paymentId);
-        given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
-                .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
-                        + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
-                .post("/sandbox/v1/payments").then().statusCode(201);
+        // the provider's webhook, which would settle the payment by its metadata, comes only after the admin acted
+        scheduler.pause(SANDBOX_DELIVERIES);
+        try {
+            given().header("Idempotency-Key", "onceguard-" + paymentId).contentType("application/json")
+                    .body("{\"amount\":\"1500.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\","
+                            + "\"metadata\":{\"order_id\":\"" + orderId + "\",\"payment_id\":\"" + paymentId + "\"}}")
+                    .post("/sandbox/v1/payments").then().statusCode(201);
+            sendToReconciliationOfACrashedPayment(user, orderId, paymentId);
+        } finally {
+            scheduler.resume(SANDBOX_DELIVERIES);
+        }
+    }
+
+    private void sendToReconciliationOfACrashedPayment(String user, String orderId, String paymentId) {
         long id = MachinerySeeds.processing(db, user, "create-payment", "crashed-after-call", "payment_created",
                 paymentId, true);
         String path = "/console/stuck/" + id + "/reconcile";
@@ -186,6 +203,26 @@ class ConsoleAdminActionsTest {
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE id = ? AND status = 'PROCESSING'", id))
                 .isEqualTo(1);
         assertThat(lastAudit("idempotency-record", id)).isEqualTo("admin send-to-reconciliation idempotency-record " + id + " refused");
+    }
+
+    @Test
+    void reprocessAppliesAnIgnoredWebhookEventAndTheStateChangeNamesTheAuditEntry() {
+        MachinerySeeds.Payment payment = MachinerySeeds.payment(db, MachinerySeeds.TESTPAY, "PENDING");
+        long id = MachinerySeeds.failedWebhook(db, payment.providerPaymentId());
+        execute(db, "UPDATE webhook_inbox SET status = 'IGNORED', reason = 'unknown payment', last_error = NULL,"
+                + " processed_at = now() WHERE id = ?", id);
+
+        Response done = post(ADMIN, "/console/webhooks/" + id + "/reprocess", form(ADMIN, "/console/webhooks?status=IGNORED"));
+
+        assertThat(done.header("Location")).endsWith("/console/webhooks?notice=webhook-processed&target=" + id);
+        assertThat(text("SELECT status || ' ' || payment_id FROM webhook_inbox WHERE id = " + id))
+                .isEqualTo("PROCESSED " + payment.paymentId());
+        assertThat(lastAudit("webhook-event", id)).isEqualTo("admin reprocess webhook-event " + id + " done");
+        String auditId = text("SELECT id::text FROM console_audit WHERE target_type = 'webhook-event' AND target_id = '"
+                + id + "' ORDER BY id DESC LIMIT 1");
+        assertThat(text("SELECT from_status || '>' || to_status || ' ' || cause || ' ' || cause_ref FROM state_transitions"
+                + " WHERE subject_type = 'payment' AND subject_id = '" + payment.paymentId() + "'"))
+                .isEqualTo("PENDING>SUCCEEDED admin " + auditId);
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.onceguard.console;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import dev.onceguard.maintenance.Jobs;
-import dev.onceguard.platform.HourlyActivity;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -25,7 +25,7 @@ import static dev.onceguard.console.InvestigationPages.page;
 import static dev.onceguard.console.InvestigationPages.pay;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The overview's numbers and charts follow what happened, read from the hourly rollup and the partial indexes. */
+/** The overview's numbers and charts follow what happened, read from the request and delivery logs and the partial indexes. */
 @QuarkusTest
 class ConsoleOverviewTest {
 
@@ -36,7 +36,7 @@ class ConsoleOverviewTest {
     AgroalDataSource db;
 
     @Inject
-    HourlyActivity activity;
+    RequestLog requestLog;
 
     @Inject
     Jobs jobs;
@@ -59,14 +59,14 @@ class ConsoleOverviewTest {
 
     private long duplicateDeliveriesOf(String orderId) {
         return Database.count(db, """
-                SELECT COALESCE(sum(w.delivery_count - 1), 0) FROM webhook_inbox w
+                SELECT count(*) FROM webhook_deliveries d JOIN webhook_inbox w ON w.id = d.inbox_id
                   JOIN payments p ON p.provider = w.provider AND p.provider_payment_id = w.provider_payment_id
-                 WHERE p.order_id = ?""", orderId);
+                 WHERE p.order_id = ? AND d.outcome = 'duplicate'""", orderId);
     }
 
     @Test
     void eachNumberFollowsWhatHappenedAndLinksToItsList() throws InterruptedException {
-        activity.flush();
+        requestLog.flush();
         Map<String, Long> before = numbers(page("/console", 200));
 
         String key = UUID.randomUUID().toString();
@@ -98,7 +98,7 @@ class ConsoleOverviewTest {
                 VALUES ('ORDER_PAID', 'order', ?, '{}', 'DEAD', 10, now(), 'handler failed', now())""",
                 "ord_console_" + UUID.randomUUID());
         jobs.run(Jobs.LEASE_RECOVERY, true, () -> Map.of("released", 0L));
-        activity.flush();
+        requestLog.flush();
         String html = page("/console", 200);
         Map<String, Long> after = numbers(html);
         // made without an operation behind it, it must not reach the reconciliation runs of other tests
@@ -113,7 +113,8 @@ class ConsoleOverviewTest {
         assertThat(after.get("unknown-old") - before.get("unknown-old")).isEqualTo(1);
         assertThat(after.get("dead") - before.get("dead")).isEqualTo(1);
         assertThat(html).contains("href=\"/console/stuck\">" + after.get("stuck") + "<")
-                .contains("href=\"/console/conflicts\">" + after.get("conflict") + "<")
+                .contains("CONFLICT\">" + after.get("conflict") + "<")
+                .contains("href=\"/console/payments?status=UNKNOWN\">" + after.get("unknown") + "<")
                 .contains("href=\"/console/outbox?status=DEAD\">" + after.get("dead") + " dead<")
                 .contains("href=\"/console/jobs?job=lease-recovery\"");
         String leaseRecoveryRow = html.substring(html.indexOf("/console/jobs?job=lease-recovery"));
@@ -123,10 +124,10 @@ class ConsoleOverviewTest {
     @Test
     void theChartsDrawTwentyFourHourlyBarsAndSayWhatTheyShow() {
         createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).then().statusCode(201);
-        activity.flush();
+        requestLog.flush();
         long executed = sql.one("""
-                        SELECT COALESCE(sum(count), 0) FROM activity_hourly
-                         WHERE kind = 'requests.executed' AND hour >= date_trunc('hour', now()) - interval '23 hours'""",
+                        SELECT count(*) FROM idempotency_request_log
+                         WHERE outcome = 'EXECUTED' AND received_at >= date_trunc('hour', now()) - interval '23 hours'""",
                 row -> row.getLong(1)).orElseThrow();
 
         String html = page("/console", 200);

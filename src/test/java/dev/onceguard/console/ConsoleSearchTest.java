@@ -157,8 +157,28 @@ class ConsoleSearchTest {
                 "/console/conflicts", "/console/outbox", "/console/jobs", "/console/audit", "/console/users/" + user,
                 "/console/operations/" + orderRecord}) {
             assertThat(asSupport().get(path).then().statusCode(200).extract().asString()).as(path)
-                    .contains("<form class=\"search\" method=\"get\" action=\"/console/search\" role=\"search\">");
+                    .contains("<form class=\"search\" method=\"get\" action=\"/console/search\" role=\"search\">")
+                    .contains("<link rel=\"icon\" href=\"/console/assets/favicon.svg\" type=\"image/svg+xml\">");
         }
+        assertThat(asSupport().get("/console/assets/favicon.svg").then().statusCode(200).extract().asString())
+                .startsWith("<svg");
+        assertThat(asSupport().get("/console/operations?user=" + user).then().statusCode(200).extract().asString())
+                .contains("<caption>This page: 2 records, newest first</caption>")
+                .contains("href=\"/console/operations?user=" + user + "&amp;format=csv\"");
+    }
+
+    @Test
+    void aFilteredListExportsAsCsvWithItsFiltersKeptAndFormulasDefused() {
+        String csv = asSupport().get("/console/operations?user=" + user + "&format=csv").then().statusCode(200)
+                .contentType("text/csv").header("Content-Disposition", "attachment; filename=\"onceguard-operations.csv\"")
+                .extract().asString();
+
+        assertThat(csv.lines().toList()).hasSize(3);
+        assertThat(csv.lines().findFirst().orElseThrow()).startsWith("record_id,idempotency_key,user_id,operation,status");
+        assertThat(csv).contains("," + orderKey + "," + user + ",create-order,COMPLETED,")
+                .contains("," + paymentKey + "," + user + ",create-payment,COMPLETED,");
+        assertThat(CsvExport.quoted("=HYPERLINK(\"x\")")).isEqualTo("\"'=HYPERLINK(\"\"x\"\")\"");
+        assertThat(CsvExport.quoted("-1,5")).isEqualTo("\"'-1,5\"");
     }
 
     private String text(String sql, Object parameter) throws SQLException {

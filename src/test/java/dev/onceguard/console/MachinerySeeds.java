@@ -64,7 +64,7 @@ final class MachinerySeeds {
     static long failedWebhook(AgroalDataSource db, String providerPaymentId) {
         String eventId = "evt_" + UUID.randomUUID();
         String payload = "{\"id\":\"" + eventId + "\",\"type\":\"payment.succeeded\",\"payment\":\"" + providerPaymentId
-                + "\",\"status\":\"SUCCEEDED\"}";
+                + "\",\"status\":\"SUCCEEDED\",\"amount\":\"1500.00\",\"currency\":\"RUB\"}";
         execute(db, """
                 INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, payload, status, last_error,
                     received_at, last_delivered_at)

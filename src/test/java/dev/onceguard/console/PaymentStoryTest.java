@@ -2,9 +2,9 @@ package dev.onceguard.console;
 
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import dev.onceguard.payment.Reconciliation;
 import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
-import dev.onceguard.platform.Ids;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -49,7 +49,7 @@ class PaymentStoryTest {
     Reconciliation reconciliation;
 
     @Inject
-    Ids ids;
+    RequestLog requestLog;
 
     @ConfigProperty(name = "onceguard.webhooks.sandbox.secret")
     String sandboxSecret;
@@ -119,12 +119,14 @@ class PaymentStoryTest {
         assertThat(retry.<String>path("status")).isEqualTo("SUCCEEDED");
         assertThat(sandboxChargesOf(orderId)).isEqualTo(1);
 
+        requestLog.flush();
         String html = page("/console/operations/" + recordOf(paymentId), 200);
         assertThat(verdict(html)).containsPattern("The provider did not answer in time; the payment was UNKNOWN for \\d+ s "
                         + "until its payment.succeeded webhook settled it: one charge.")
                 .doesNotContain("sent once");
         assertThat(html).contains("class=\"verdict warn\"")
                 .contains("Request " + requestId + " answered 202 UNKNOWN")
+                .contains("replayed the stored 201")
                 .contains("Operation finished: stored answer 201")
                 .contains("payment.succeeded webhook, event " + eventId)
                 .doesNotContain("Answered 201");
@@ -133,7 +135,7 @@ class PaymentStoryTest {
     @Test
     void aCrashBetweenThePhasesIsSettledByReconciliationAndThePageSaysTheClientGotNoAnswer() {
         String orderId = newOrder();
-        String paymentId = ids.next("pay");
+        String paymentId = "pay_" + UUID.randomUUID();
         // phase (a) committed, then the process died before it called the provider: no answer was ever sent
         execute(db, """
                 INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
@@ -164,7 +166,7 @@ class PaymentStoryTest {
     @Test
     void anAdminsSendToReconciliationSettlesAnUnknownPaymentAndItsAuditEntryIsNamed() {
         String orderId = newOrder();
-        String paymentId = ids.next("pay");
+        String paymentId = "pay_" + UUID.randomUUID();
         // the provider was unreachable: the payment is UNKNOWN and the provider never saw it
         execute(db, """
                 INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
@@ -226,6 +228,7 @@ class PaymentStoryTest {
         assertThat(causes(paymentId)).last().isEqualTo("UNKNOWN>SUCCEEDED webhook " + eventId);
         assertThat(sandboxChargesOf(orderId)).isEqualTo(1);
 
+        requestLog.flush();
         String html = page("/console/operations/" + recordOf(paymentId), 200);
         assertThat(verdict(html)).containsPattern("UNKNOWN for \\d+ s until its payment.succeeded webhook settled it: one charge.");
         assertThat(html).contains(eventId);

@@ -89,6 +89,27 @@ class VerdictTest {
     }
 
     @Test
+    void aStuckOperationIsPromisedOnlyTheRecoveryJobsThatRunHere() {
+        Verdict.Facts stuckPayment = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
+                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW);
+        Verdict.Facts stuckStart = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "started", 0, null,
+                null, 0, 0, 0, 0, 0, List.of(), WINDOW, NOW);
+
+        String allOff = Verdict.of(stuckPayment, null, new RecoveryJobs(false, false)).headline();
+        String bothOn = Verdict.of(stuckPayment, null, new RecoveryJobs(true, true)).headline();
+        String startWithoutRecovery = Verdict.of(stuckStart, null, new RecoveryJobs(false, true)).headline();
+
+        assertThat(allOff).doesNotContainIgnoringCase("lease recovery or").doesNotContain("reconciliation,")
+                .endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
+                        + "reconciliation” finishes it (lease recovery and reconciliation are switched off here), "
+                        + "never with a second charge.");
+        assertThat(bothOn).endsWith("Lease recovery, the next retry with the same key, reconciliation, the provider's "
+                + "webhook or an admin's “send to reconciliation” finishes it, never with a second charge.");
+        assertThat(startWithoutRecovery).endsWith("The next retry with the same key runs it again, or an admin releases "
+                + "it on the stuck page (lease recovery is switched off here).");
+    }
+
+    @Test
     void aStoredRefusalCreatedNothing() {
         Verdict verdict = Verdict.of(new Verdict.Facts("FAILED", null, "finished", 2, 409, "OUT_OF_STOCK", 0, 0, 0, 0,
                 0, List.of(), WINDOW, NOW));

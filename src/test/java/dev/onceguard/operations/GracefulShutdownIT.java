@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.TestTokens;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +57,9 @@ class GracefulShutdownIT {
 
     @BeforeEach
     void startThePackagedService() throws Exception {
+        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none"));
+        Assumptions.assumeFalse(Files.notExists(JAR) && Files.exists(nativeRunner),
+                "GracefulShutdownIT runs the JVM jar; a native build (-Pnative) packages none");
         assertThat(JAR).as("the packaged service (./mvnw package)").exists();
         int port;
         try (ServerSocket free = new ServerSocket(0)) {

@@ -305,7 +305,9 @@ class SandboxApiTest {
         assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(retry.<String>path("id")).isEqualTo(late.path("id"));
         assertThat(paymentsOfOrder(orderId)).isEqualTo(1);
-        assertThat(scheduled(late.path("id"))).containsExactly(new Scheduled("payment.succeeded", 1, 0, "SUCCEEDED"));
+        assertThat(scheduled(late.path("id"))).as("its webhook follows the late answer")
+                .containsExactly(new Scheduled("payment.succeeded", 1,
+                        paymentsConfig.providerTimeout().plusSeconds(1).toMillis(), "SUCCEEDED"));
     }
 
     @Test
@@ -338,7 +340,9 @@ class SandboxApiTest {
         assertThat(event.path("type").asText()).isEqualTo("payment.succeeded");
         assertThat(event.path("created").asText()).isEqualTo(answer.<String>path("created"));
         JsonNode object = event.path("data").path("object");
-        assertThat(object.fieldNames()).toIterable().containsExactly("id", "status", "amount", "currency");
+        assertThat(object.fieldNames()).toIterable().containsExactly("id", "status", "amount", "currency", "metadata");
+        assertThat(object.path("metadata").path("order_id").asText()).isEqualTo(answer.<String>path("orderId"));
+        assertThat(object.path("metadata").path("payment_id").asText()).isEqualTo("pay_test");
         assertThat(object.path("id").asText()).isEqualTo(answer.<String>path("id"));
         assertThat(object.path("status").asText()).isEqualTo("SUCCEEDED");
         assertThat(object.path("amount").isTextual()).isTrue();

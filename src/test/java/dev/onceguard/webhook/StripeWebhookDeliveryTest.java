@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 
 import static dev.onceguard.Database.count;
+import static dev.onceguard.Database.execute;
 import static dev.onceguard.webhook.Deliveries.newEventId;
 import static dev.onceguard.webhook.Deliveries.orderWithPayment;
 import static io.restassured.RestAssured.given;
@@ -50,6 +51,22 @@ class StripeWebhookDeliveryTest {
                 + " AND to_status = 'PAID'", paid.orderId())).isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = 'stripe' AND event_id = ?"
                 + " AND event_type = 'payment_intent.succeeded' AND delivery_count = 2", eventId)).isEqualTo(1);
+    }
+
+    @Test
+    void anEventForAPaymentThatDoesNotKnowItsIntentYetIsMatchedByTheProviderKeyAndApplied() {
+        Paid paid = orderWithPayment(db, "stripe", "UNKNOWN");
+        execute(db, "UPDATE payments SET provider_payment_id = NULL WHERE payment_id = ?", paid.paymentId());
+        String intentId = "pi_late_" + paid.paymentId();
+        String body = StripeEvents.event(newEventId(), "payment_intent.succeeded",
+                        StripeEvents.paymentIntent(intentId, "succeeded", 150000, "rub"))
+                .replace("\"idempotency_key\": \"onceguard-pay_1\"", "\"idempotency_key\": \"onceguard-" + paid.paymentId() + "\"");
+
+        Response response = deliver(body, StripeEvents.signature(SECRET, Instant.now().getEpochSecond(), body));
+
+        assertThat(response.path("status").toString()).isEqualTo("processed");
+        assertThat(count(db, "SELECT count(*) FROM payments WHERE payment_id = ? AND status = 'SUCCEEDED'"
+                + " AND provider_payment_id = ?", paid.paymentId(), intentId)).isEqualTo(1);
     }
 
     @Test

@@ -180,7 +180,7 @@ class WebhookInboxTest {
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.contentType()).startsWith("application/problem+json");
-        assertThat(response.path("code").toString()).isEqualTo("WEBHOOK_EVENT_INVALID");
+        assertThat(response.path("code").toString()).isEqualTo("MALFORMED_JSON");
         assertThat(snapshot(paid)).isEqualTo(before);
     }
 
@@ -233,6 +233,9 @@ class WebhookInboxTest {
                 eventId)).isEqualTo("REJECTED " + paid.paymentId() + ": amount mismatch: the event says 150.00 RUB, payment "
                 + paid.paymentId() + " is 1500.00 RUB");
         assertThat(events("rejected")).isEqualTo(rejectedBefore + 1);
+        assertThat(given().auth().preemptive().basic("support", "support-password").get("/console/webhooks?status=REJECTED")
+                .then().statusCode(200).extract().asString())
+                .contains(eventId, "amount mismatch: the event says 150.00 RUB", paid.paymentId());
         assertThat(given().get("/q/metrics").asString()).containsPattern(
                 "onceguard_webhook_events_total\\{[^}]*outcome=\"rejected\"[^}]*provider=\"" + TestPayProvider.NAME + "\"");
     }

@@ -24,6 +24,8 @@ final class DemoAccess {
 
     static final String ISSUER = "onceguard-demo";
     static final String USER = "demo-user";
+    /** A second customer, so that one user's console view can be told from another's. */
+    static final String SECOND_USER = "demo-user-2";
     static final String ADMIN = "admin";
     static final String SIGNING_KEY_FILE = "demo-signing-key.jwk";
     static final Duration TOKEN_LIFESPAN = Duration.ofDays(30);
@@ -101,8 +103,13 @@ final class DemoAccess {
         }
     }
 
-    String userToken() {
-        return Jwt.issuer(ISSUER).subject(USER).expiresIn(TOKEN_LIFESPAN).sign(signingKey.toString());
+    /** A bearer token for any user id, signed with this folder's demo key. */
+    String userToken(String userId) {
+        return Jwt.issuer(ISSUER).subject(userId).expiresIn(TOKEN_LIFESPAN).sign(signingKey.toString());
+    }
+
+    boolean hasSigningKey() {
+        return Files.exists(signingKey);
     }
 
     private static String randomBase64Url(SecureRandom random, int bytes) {

@@ -6,6 +6,7 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 import io.quarkus.runtime.configuration.ConfigUtils;
 import io.smallrye.config.SmallRyeConfig;
 
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -15,13 +16,36 @@ import java.util.Optional;
 @QuarkusMain
 public final class OnceguardMain {
 
+    /** {@code demo-token <user id>}: prints a bearer token for that user, signed with embedded mode's demo key. */
+    static final String DEMO_TOKEN = "demo-token";
+
     private OnceguardMain() {
+    }
+
+    static int printDemoToken(SmallRyeConfig config, String... args) {
+        if (args.length != 2 || args[1].isBlank()) {
+            System.err.println("usage: java -jar <the jar> " + DEMO_TOKEN + " <user id>");
+            return 2;
+        }
+        Path folder = Path.of(config.getOptionalValue(EmbeddedMode.DATA_FOLDER, String.class).orElse("data"));
+        DemoAccess access = DemoAccess.in(folder);
+        if (!access.hasSigningKey()) {
+            System.err.println("No demo signing key in " + folder.toAbsolutePath() + ": start onceguard in embedded "
+                    + "mode once (it creates the key), or set " + EmbeddedMode.DATA_FOLDER + " to its data folder.");
+            return 1;
+        }
+        System.out.println(access.userToken(args[1]));
+        return 0;
     }
 
     public static void main(String... args) {
         // The configuration Quarkus will read (system properties, environment, application.properties, profiles),
         // read before it boots; it is not registered anywhere.
         SmallRyeConfig config = ConfigUtils.emptyConfigBuilder().build();
+        if (args.length > 0 && DEMO_TOKEN.equals(args[0])) {
+            System.exit(printDemoToken(config, args));
+            return;
+        }
         Optional<EmbeddedMode> embedded;
         try {
             embedded = EmbeddedMode.startIfWanted(config);

@@ -43,13 +43,17 @@ public class StartupBanner {
                   Console   %1$s/console (user %2$s, password in %3$s)
                   Payments  the sandbox provider at %1$s/sandbox/v1: pay with {"paymentMethodToken":"tok_success"}
                   Database  %4$s (user %5$s), data in %6$s
-                  Demo user %7$s: the token below is valid for %8$d days; a new one is printed at every start
-                Create an order (run it twice: the second answer is a replay of the first):
+                  Demo users %7$s and %10$s: their tokens below are valid for %8$d days; new ones are printed at every
+                  start, and java -jar <the jar> demo-token <any user id> prints one for any other user
+                Create an order as %7$s (run it twice: the second answer is a replay of the first):
                 curl -i %1$s/api/orders -H 'Authorization: Bearer %9$s' -H 'Content-Type: application/json' \
                 -H 'Idempotency-Key: demo-order-1' \
-                -d '{"items":[{"productId":"p-184","quantity":1}],"currency":"RUB"}'""",
+                -d '{"items":[{"productId":"p-184","quantity":1}],"currency":"RUB"}'
+                Token of %10$s:
+                %11$s""",
                 base, DemoAccess.ADMIN, access.adminLogin(),
                 database, EmbeddedDatabase.USERNAME, EmbeddedDatabase.dataDirectory(dataFolder),
-                DemoAccess.USER, DemoAccess.TOKEN_LIFESPAN.toDays(), access.userToken());
+                DemoAccess.USER, DemoAccess.TOKEN_LIFESPAN.toDays(), access.userToken(DemoAccess.USER),
+                DemoAccess.SECOND_USER, access.userToken(DemoAccess.SECOND_USER));
     }
 }

@@ -307,7 +307,7 @@ class StripePaymentProviderTest {
         ProviderEvent succeeded = parse(succeededEvent());
         assertThat(succeeded).isEqualTo(new ProviderEvent("evt_3MtwBwLkdIwHu7ix0fZ3rD9S", "payment_intent.succeeded",
                 "pi_3MtwBwLkdIwHu7ix28a3tqPa", ProviderStatus.SUCCEEDED, new BigDecimal("1500.00"), "RUB",
-                Instant.ofEpochSecond(1680064028)));
+                Instant.ofEpochSecond(1680064028), "onceguard-pay_1", "pay_1", "ord_1"));
     }
 
     @Test

@@ -194,7 +194,7 @@ class EmbeddedModeTest {
 
     @Test
     void theSandboxIsOnAndTakesAPaymentWithTheSuccessToken() {
-        String bearer = "Bearer " + DemoAccess.in(dataFolder).userToken();
+        String bearer = "Bearer " + DemoAccess.in(dataFolder).userToken(DemoAccess.USER);
         String orderId = given().header("Authorization", bearer).contentType("application/json")
                 .header("Idempotency-Key", "sandbox-order")
                 .body("{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}")

@@ -9,6 +9,7 @@ import com.microsoft.playwright.options.AriaRole;
 import dev.onceguard.Database;
 import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -66,6 +67,9 @@ class ConsoleBrowserTest {
     @Inject
     PaidOrders paidOrders;
 
+    @Inject
+    RequestLog requestLog;
+
     @BeforeAll
     static void startChromium() throws IOException {
         if (!SystemChromium.installed()) {
@@ -98,7 +102,7 @@ class ConsoleBrowserTest {
             page.locator("nav[aria-label='Console sections']").getByRole(AriaRole.LINK,
                     new Locator.GetByRoleOptions().setName("Operations").setExact(true)).click();
             page.getByLabel("Idempotency key").fill(purchase.key());
-            page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Search")).click();
+            page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Search").setExact(true)).click();
             assertThat(page.locator("tbody tr")).hasCount(1);
             page.getByRole(AriaRole.LINK, new Page.GetByRoleOptions().setName(purchase.key())).click();
 
@@ -145,7 +149,7 @@ class ConsoleBrowserTest {
             });
             page.keyboard().press("Enter");
 
-            Locator notice = page.locator(".notice");
+            Locator notice = page.locator(".notice[role='status']");
             assertThat(notice).containsText("Operation " + recordId + " released");
             assertThat(Database.count(db, "SELECT count(*) FROM idempotency_records WHERE id = ?", recordId)).isZero();
             screenshot(page, "stuck-released");
@@ -230,6 +234,7 @@ class ConsoleBrowserTest {
         paidOrders.relayUntilIdle();
         assertThat(Database.count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'FULFILLED'",
                 orderId)).isEqualTo(1);
+        requestLog.flush();
         return new Purchase(userId, key, orderId);
     }
 

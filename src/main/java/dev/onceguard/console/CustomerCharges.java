@@ -1,0 +1,157 @@
+package dev.onceguard.console;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static dev.onceguard.console.ConsoleReads.instant;
+
+/**
+ * "Was I charged twice?": the charges (SUCCEEDED payments) of one user in a period, each with the intent (the
+ * create-order record) it paid for, the totals per currency, and the charges whose intents have the same cart
+ * within {@code onceguard.console.double-submission-window} of each other marked as possible double submissions.
+ */
+@ApplicationScoped
+public class CustomerCharges {
+
+    static final int MAX_SHOWN = 200;
+    static final Duration AROUND_AN_INTENT = Duration.ofDays(1);
+    private static final DateTimeFormatter FILTER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm")
+            .withZone(ZoneOffset.UTC);
+
+    /** One charge; {@code intentId} is the create-order record, {@code paymentRecordId} the payment's own. */
+    public record Charge(String paymentId, String orderId, BigDecimal amount, String currency, String provider,
+                         String providerPaymentId, Instant chargedAt, Long intentId, String intentKey,
+                         String fingerprint, Long paymentRecordId, List<String> sameCartAs) {
+
+        public String href() {
+            if (intentId != null) {
+                return ConsoleLinks.operation(intentId);
+            }
+            return paymentRecordId == null ? ConsoleLinks.operationsOfOrder(orderId) : ConsoleLinks.operation(paymentRecordId);
+        }
+
+        public boolean possibleDoubleSubmission() {
+            return !sameCartAs.isEmpty();
+        }
+    }
+
+    public record Total(String currency, long charges, BigDecimal amount) {
+    }
+
+    public record Period(Instant from, Instant to, String fromText, String toText) {
+    }
+
+    public record Charges(Period period, List<Charge> charges, List<Total> totals, boolean capped, String window) {
+
+        public long doubleSubmissions() {
+            return charges.stream().filter(Charge::possibleDoubleSubmission).count();
+        }
+    }
+
+    /** The other charges of a user around one intent, and the customer view that lists them. */
+    public record Around(long thisIntent, long others, String href, Instant from, Instant to) {
+
+        public String thisIntentText() {
+            return thisIntent == 0 ? "No charge" : thisIntent == 1 ? "One charge" : thisIntent + " charges";
+        }
+    }
+
+    private final ConsoleReads reads;
+    private final Duration window;
+
+    public CustomerCharges(ConsoleReads reads,
+                           @ConfigProperty(name = "onceguard.console.double-submission-window") Duration window) {
+        this.reads = reads;
+        this.window = window;
+    }
+
+    /** The period asked for; the last 30 days when none is. */
+    static Period period(String from, String to) {
+        Instant end = parse("to", to, Instant.now());
+        Instant start = parse("from", from, end.minus(Duration.ofDays(30)));
+        if (!start.isBefore(end)) {
+            throw ConsoleRequestRejected.badRequest("The period's start must be before its end.");
+        }
+        return new Period(start, end, FILTER_TIME.format(start), FILTER_TIME.format(end));
+    }
+
+    private static Instant parse(String name, String text, Instant otherwise) {
+        if (text == null || text.isBlank()) {
+            return otherwise;
+        }
+        try {
+            return OperationFilter.parseTime(text.strip());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw ConsoleRequestRejected.badRequest("The " + name + " time is not one: write it as 2026-11-30T05:41 "
+                    + "(UTC) or as an ISO-8601 instant.");
+        }
+    }
+
+    Charges of(String userId, Period period) {
+        List<Charge> read = reads.list("""
+                        SELECT p.payment_id, p.order_id, p.amount, p.currency, p.provider, p.provider_payment_id,
+                               p.created_at, p.idempotency_record_id, intent.id AS intent_id,
+                               intent.idempotency_key AS intent_key, intent.fingerprint
+                          FROM payments p
+                          LEFT JOIN LATERAL (SELECT r.id, r.idempotency_key, r.fingerprint FROM idempotency_records r
+                                              WHERE r.resource_type = 'order' AND r.resource_id = p.order_id
+                                              ORDER BY r.id LIMIT 1) intent ON true
+                         WHERE p.user_id = ? AND p.status = 'SUCCEEDED' AND p.created_at >= ? AND p.created_at < ?
+                         ORDER BY p.created_at, p.payment_id
+                         LIMIT ?""",
+                row -> new Charge(row.getString("payment_id"), row.getString("order_id"), row.getBigDecimal("amount"),
+                        row.getString("currency"), row.getString("provider"), row.getString("provider_payment_id"),
+                        instant(row, "created_at"), (Long) row.getObject("intent_id"), row.getString("intent_key"),
+                        row.getString("fingerprint"), (Long) row.getObject("idempotency_record_id"), List.of()),
+                userId, period.from(), period.to(), MAX_SHOWN + 1);
+        boolean capped = read.size() > MAX_SHOWN;
+        List<Charge> charges = markSameCart(capped ? read.subList(0, MAX_SHOWN) : read);
+        Map<String, Total> totals = new TreeMap<>();
+        for (Charge charge : charges) {
+            totals.merge(charge.currency(), new Total(charge.currency(), 1, charge.amount()),
+                    (a, b) -> new Total(a.currency(), a.charges() + b.charges(), a.amount().add(b.amount())));
+        }
+        return new Charges(period, charges, List.copyOf(totals.values()), capped, Verdict.span(window));
+    }
+
+    /** Each charge with the other charges whose intent has its cart and was charged within the window of it. */
+    private List<Charge> markSameCart(List<Charge> charges) {
+        List<Charge> marked = new ArrayList<>();
+        for (Charge charge : charges) {
+            List<String> same = new ArrayList<>();
+            for (Charge other : charges) {
+                if (other != charge && charge.fingerprint() != null && charge.fingerprint().equals(other.fingerprint())
+                        && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0) {
+                    same.add(other.paymentId());
+                }
+            }
+            marked.add(new Charge(charge.paymentId(), charge.orderId(), charge.amount(), charge.currency(),
+                    charge.provider(), charge.providerPaymentId(), charge.chargedAt(), charge.intentId(),
+                    charge.intentKey(), charge.fingerprint(), charge.paymentRecordId(), List.copyOf(same)));
+        }
+        return marked;
+    }
+
+    /** The user's charges within a day of {@code at}, other than those of {@code orderId}. */
+    Around around(String userId, Instant at, String orderId) {
+        Instant from = at.minus(AROUND_AN_INTENT);
+        Instant to = at.plus(AROUND_AN_INTENT);
+        long others = reads.number("""
+                SELECT count(*) FROM payments
+                 WHERE user_id = ? AND status = 'SUCCEEDED' AND created_at >= ? AND created_at < ?
+                   AND order_id IS DISTINCT FROM ?""", userId, from, to, orderId);
+        long thisIntent = orderId == null ? 0
+                : reads.number("SELECT count(*) FROM payments WHERE order_id = ? AND status = 'SUCCEEDED'", orderId);
+        return new Around(thisIntent, others, ConsoleLinks.user(userId) + "?from=" + from + "&to=" + to + "#charges", from, to);
+    }
+}
