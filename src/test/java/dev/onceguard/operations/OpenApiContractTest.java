@@ -48,7 +48,8 @@ class OpenApiContractTest {
                     "ORDER_ALREADY_PAID", "ORDER_NOT_PAYABLE", "PAYMENT_ATTEMPT_UNRESOLVED", "PROVIDER_UNAVAILABLE")),
             "GET /api/payments/{paymentId}", union(AUTHENTICATED_READ, Set.of("PAYMENT_NOT_FOUND")),
             "POST /webhooks/{provider}", union(SERVER_ERRORS, Set.of("PROVIDER_NOT_FOUND", "WEBHOOK_SIGNATURE_INVALID",
-                    "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE")));
+                    "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE", "MALFORMED_JSON",
+                    "VALIDATION_FAILED")));
 
     private static final ExternalTool NPX = new ExternalTool("npx", "install Node.js and npm (apt-get install -y npm)");
     private static final Pattern REF = Pattern.compile("\"\\$ref\":\"#/components/([a-zA-Z]+)/([^\"]+)\"");
