@@ -1,5 +1,6 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentRequest;
@@ -55,6 +56,7 @@ public class OrderResource {
     @GET
     @Path("/{orderId}")
     public OrderDetailsView get(@PathParam("orderId") String orderId) {
+        LogContext.put(LogContext.ORDER_ID, orderId);
         return Order.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));

@@ -1,5 +1,6 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.StoredResponse;
@@ -42,6 +43,7 @@ public class OrderService {
         Instant now = Timestamps.now();
         Order order = new Order();
         order.orderId = ids.next("ord");
+        LogContext.put(LogContext.ORDER_ID, order.orderId);
         order.userId = userId;
         order.status = Order.Status.AWAITING_PAYMENT;
         order.currency = request.currency();

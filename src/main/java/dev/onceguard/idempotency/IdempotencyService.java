@@ -1,5 +1,6 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.platform.LogContext;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -170,6 +171,9 @@ public class IdempotencyService {
 
     /** Answers from memory when this replica knows the finished record, else runs attempts until one answers. */
     private IdempotentResponse answered(IdempotentRequest<?> request, Supplier<Attempt> attempt) {
+        LogContext.put(LogContext.USER_ID, request.userId());
+        LogContext.put(LogContext.OPERATION, request.operation().wireName());
+        LogContext.put(LogContext.IDEMPOTENCY_KEY, request.key().value());
         Instant now = Timestamps.now();
         Answer answer = finished.find(request, now).map(record -> answerFromFinished(record, request, now))
                 .orElseGet(() -> attempted(request, attempt));

@@ -1,5 +1,6 @@
 package dev.onceguard.maintenance;
 
+import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Resumption;
@@ -31,9 +32,11 @@ public class LeaseRecovery {
     private final RetentionConfig config;
     private final Counter released;
     private final Counter reconciled;
+    private final Draining draining;
 
     public LeaseRecovery(IdempotencyRecords records, IdempotencyService idempotency, Jobs jobs,
-                         RetentionConfig config, MeterRegistry registry) {
+                         RetentionConfig config, MeterRegistry registry, Draining draining) {
+        this.draining = draining;
         this.records = records;
         this.idempotency = idempotency;
         this.jobs = jobs;
@@ -58,12 +61,15 @@ public class LeaseRecovery {
         return jobs.runNowIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
     }
 
-    /** @param cause the run, named on every state change it makes */
+    /** @param cause the run, named on every state change it makes; a replica shutting down takes over no more */
     public Map<String, Long> run(Cause cause) {
         long releasedNow = 0;
         long reconciledNow = 0;
         for (IdempotencyRecords.ExpiredLease lease : QuarkusTransaction.requiringNew().call(() ->
                 records.expiredLeases(Instant.now(), config.recoveryBatchSize()))) {
+            if (draining.inProgress()) {
+                break;
+            }
             Resumption resumption = idempotency.resume(lease.recordId(), cause);
             if (resumption instanceof Resumption.Released) {
                 releasedNow++;

@@ -1,6 +1,8 @@
 package dev.onceguard.outbox;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.maintenance.Jobs;
+import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.arc.All;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -54,12 +56,14 @@ public class OutboxRelay {
     private final OutboxMetrics metrics;
     private final Event<EventDelivered> delivered;
     private final Jobs jobs;
+    private final Draining draining;
     private final Map<String, List<OutboxHandler>> handlersByType = new HashMap<>();
 
     OutboxRelay(OutboxRows rows, OutboxConfig config, OutboxMetrics metrics, Event<EventDelivered> delivered,
-                @All List<OutboxHandler> handlers, Jobs jobs) {
+                @All List<OutboxHandler> handlers, Jobs jobs, Draining draining) {
         this.rows = rows;
         this.jobs = jobs;
+        this.draining = draining;
         this.config = config;
         this.metrics = metrics;
         this.delivered = delivered;
@@ -79,8 +83,14 @@ public class OutboxRelay {
         return jobs.runNow(Jobs.OUTBOX_RELAY, () -> runOnce().counts());
     }
 
-    /** Claims one batch of due events and delivers each; safe to call concurrently, from any replica. */
+    /**
+     * Claims one batch of due events and delivers each; safe to call concurrently, from any replica. While the replica
+     * shuts down it claims nothing, and the events of its batch it has not started are released, due at once.
+     */
     public Result runOnce() {
+        if (draining.inProgress()) {
+            return new Result(0, 0, 0, 0);
+        }
         UUID token = UUID.randomUUID();
         Instant now = Timestamps.now();
         List<OutboxEvent> claimed = QuarkusTransaction.requiringNew().call(() ->
@@ -92,8 +102,19 @@ public class OutboxRelay {
         int done = 0;
         int retried = 0;
         int dead = 0;
-        for (OutboxEvent event : claimed) {
-            switch (deliver(event, token)) {
+        for (int i = 0; i < claimed.size(); i++) {
+            if (draining.inProgress()) {
+                List<Long> unstarted = claimed.subList(i, claimed.size()).stream().map(OutboxEvent::id).toList();
+                int released = QuarkusTransaction.requiringNew().call(() -> rows.release(unstarted, token, Timestamps.now()));
+                LOG.infof("shutting down: released %d claimed outbox event(s) to the other replicas", released);
+                break;
+            }
+            OutboxEvent event = claimed.get(i);
+            Outcome outcome;
+            try (LogContext.Scope scope = LogContext.scoped(LogContext.OUTBOX_EVENT_ID, event.id())) {
+                outcome = deliver(event, token);
+            }
+            switch (outcome) {
                 case DONE -> done++;
                 case RETRIED -> retried++;
                 case DEAD -> dead++;

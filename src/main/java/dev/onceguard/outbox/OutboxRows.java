@@ -93,6 +93,22 @@ class OutboxRows {
                 .executeUpdate() == 1;
     }
 
+    /**
+     * Gives back events this claim holds but never started: due now, the attempt the claim counted undone.
+     *
+     * @return how many were still held
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    int release(List<Long> ids, UUID token, Instant now) {
+        return em.createNativeQuery("""
+                        UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at = :now, claim_token = NULL
+                         WHERE id IN (:ids) AND status = 'PENDING' AND claim_token = :token""")
+                .setParameter("now", now)
+                .setParameter("ids", ids)
+                .setParameter("token", token)
+                .executeUpdate();
+    }
+
     /** A DEAD event becomes due now with all its attempts back; any other state is left alone. */
     @Transactional(Transactional.TxType.MANDATORY)
     boolean revive(long id, Instant now) {

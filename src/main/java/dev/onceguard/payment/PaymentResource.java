@@ -1,5 +1,6 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -24,6 +25,7 @@ public class PaymentResource {
     @GET
     @Path("/{paymentId}")
     public PaymentView get(@PathParam("paymentId") String paymentId) {
+        LogContext.put(LogContext.PAYMENT_ID, paymentId);
         return Payment.findOwned(paymentId, caller.userId()).map(PaymentView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "PAYMENT_NOT_FOUND", "Payment not found",
                         "You have no payment with this id.")));

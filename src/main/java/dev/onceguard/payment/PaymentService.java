@@ -1,5 +1,6 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.checkout.Order;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.Checkpoint;
@@ -111,6 +112,7 @@ public class PaymentService implements ResumableOperation {
                 "No payment provider is enabled; nothing was stored. Retry later with the same Idempotency-Key.")));
 
         String paymentId = ids.next("pay");
+        LogContext.put(LogContext.PAYMENT_ID, paymentId);
         Instant now = Timestamps.now();
         int inserted = em.createNativeQuery("""
                         INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,

@@ -1,5 +1,6 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.maintenance.Jobs;
@@ -47,9 +48,12 @@ public class Reconciliation {
     private final PaymentsConfig config;
     private final EntityManager em;
     private final Jobs jobs;
+    private final Draining draining;
 
     public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
-                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs) {
+                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs,
+                          Draining draining) {
+        this.draining = draining;
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
@@ -69,12 +73,15 @@ public class Reconciliation {
         return jobs.runNowIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)).counts());
     }
 
-    /** @param cause the run, named on every state change it makes */
+    /** @param cause the run, named on every state change it makes; a replica shutting down takes over no more */
     public Result reconcile(Cause cause) {
         int resumed = 0;
         int stillUnknown = 0;
         int failed = 0;
         for (Long recordId : operationsOfUnknownPayments()) {
+            if (draining.inProgress()) {
+                break;
+            }
             Resumption resumption;
             try {
                 resumption = idempotency.resume(recordId, cause);
@@ -94,6 +101,9 @@ public class Reconciliation {
         int checked = 0;
         int resolved = 0;
         for (Payment payment : quietPendingPayments()) {
+            if (draining.inProgress()) {
+                break;
+            }
             checked++;
             if (checkPending(payment, cause)) {
                 resolved++;

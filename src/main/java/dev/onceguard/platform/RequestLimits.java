@@ -43,7 +43,7 @@ public class RequestLimits {
             rc.request().headers().set(REQUEST_ID, requestId);
         }
         rc.response().putHeader(REQUEST_ID, requestId);
-        MDC.put("requestId", requestId);
+        MDC.put(LogContext.REQUEST_ID, requestId);
 
         if (declaredLength(rc) > MAX_BODY_BYTES) {
             try {

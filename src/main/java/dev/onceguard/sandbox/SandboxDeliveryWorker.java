@@ -1,5 +1,6 @@
 package dev.onceguard.sandbox;
 
+import dev.onceguard.platform.Draining;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -42,9 +43,11 @@ public class SandboxDeliveryWorker {
     private final EntityManager em;
     private final SandboxWebhookSender sender;
     private final SandboxConfig config;
+    private final Draining draining;
 
-    public SandboxDeliveryWorker(EntityManager em, SandboxWebhookSender sender, SandboxConfig config) {
+    public SandboxDeliveryWorker(EntityManager em, SandboxWebhookSender sender, SandboxConfig config, Draining draining) {
         this.em = em;
+        this.draining = draining;
         this.sender = sender;
         this.config = config;
     }
@@ -61,10 +64,13 @@ public class SandboxDeliveryWorker {
         }
     }
 
-    /** Sends up to {@code onceguard.sandbox.delivery-batch} due events to {@code target}, as of {@code clock}. */
+    /**
+     * Sends up to {@code onceguard.sandbox.delivery-batch} due events to {@code target}, as of {@code clock}; while the
+     * replica shuts down it claims no further event.
+     */
     public Run deliverDue(URI target, Clock clock) {
         Run total = new Run(0, 0, 0, 0);
-        for (int i = 0; i < config.deliveryBatch(); i++) {
+        for (int i = 0; i < config.deliveryBatch() && !draining.inProgress(); i++) {
             List<Claimed> copies = claimNextEvent(now(clock));
             if (copies.isEmpty()) {
                 break;

@@ -1,5 +1,6 @@
 package dev.onceguard.webhook;
 
+import dev.onceguard.platform.LogContext;
 import dev.onceguard.payment.Payment;
 import dev.onceguard.payment.PaymentOutcomes;
 import dev.onceguard.payment.PaymentProviders;
@@ -75,6 +76,7 @@ public class WebhookInbox {
 
     /** Records and applies one authentic delivery; {@link DeliveryOutcome#FAILED} when applying it threw. */
     public DeliveryOutcome receive(String provider, ProviderEvent event, byte[] body) {
+        LogContext.put(LogContext.PROVIDER_EVENT_ID, event.eventId());
         String payload = new String(body, StandardCharsets.UTF_8);
         DeliveryOutcome outcome;
         try {
@@ -92,6 +94,7 @@ public class WebhookInbox {
             return DeliveryOutcome.FAILED;
         }
         metrics.count(provider, outcome);
+        LOG.debugf("webhook %s event %s (%s) accepted: %s", provider, event.eventId(), event.type(), outcome.label());
         return outcome;
     }
 

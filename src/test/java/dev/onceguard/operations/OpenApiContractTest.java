@@ -18,12 +18,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static io.restassured.RestAssured.when;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** /q/openapi describes every /api and /webhooks operation: Idempotency-Key, every error code, examples. */
+/**
+ * /q/openapi describes every /api and /webhooks operation (Idempotency-Key, every error code, examples) and nothing
+ * else, in a shape a client generator takes: a server, security on every operation, Redocly's lint without errors.
+ */
 @QuarkusTest
 class OpenApiContractTest {
 
@@ -43,8 +48,11 @@ class OpenApiContractTest {
                     "ORDER_ALREADY_PAID", "ORDER_NOT_PAYABLE", "PAYMENT_ATTEMPT_UNRESOLVED", "PROVIDER_UNAVAILABLE")),
             "GET /api/payments/{paymentId}", union(AUTHENTICATED_READ, Set.of("PAYMENT_NOT_FOUND")),
             "POST /webhooks/{provider}", union(SERVER_ERRORS, Set.of("PROVIDER_NOT_FOUND", "WEBHOOK_SIGNATURE_INVALID",
-                    "MALFORMED_JSON", "VALIDATION_FAILED", "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED",
-                    "PAYLOAD_TOO_LARGE")));
+                    "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE", "MALFORMED_JSON",
+                    "VALIDATION_FAILED")));
+
+    private static final ExternalTool NPX = new ExternalTool("npx", "install Node.js and npm (apt-get install -y npm)");
+    private static final Pattern REF = Pattern.compile("\"\\$ref\":\"#/components/([a-zA-Z]+)/([^\"]+)\"");
 
     private JsonNode openapi;
 
@@ -75,6 +83,52 @@ class OpenApiContractTest {
             assertThat(texts(operation(operation).path("tags"))).as(operation + ": written, not scanned")
                     .isSubsetOf("Catalog", "Orders", "Payments", "Webhooks");
         }
+    }
+
+    @Test
+    void onlyTheApiAndTheWebhooksAreDescribedWithNoComponentTheyDoNotUse() {
+        List<String> paths = new ArrayList<>();
+        openapi.path("paths").fieldNames().forEachRemaining(paths::add);
+        Set<String> components = new TreeSet<>();
+        openapi.path("components").fields().forEachRemaining(kind -> {
+            if (!kind.getKey().equals("securitySchemes")) {
+                kind.getValue().fieldNames().forEachRemaining(name -> components.add(kind.getKey() + "/" + name));
+            }
+        });
+
+        assertThat(paths).isNotEmpty().allMatch(path -> path.startsWith("/api/") || path.startsWith("/webhooks/"));
+        assertThat(reachableFromThePaths()).as("components reachable from the paths").isEqualTo(components);
+        assertThat(openapi.path("servers").size()).isPositive();
+        assertThat(openapi.at("/info/version").asText()).isNotBlank();
+    }
+
+    @Test
+    void theApiTakesABearerTokenAndTheWebhooksTheirSignaturesOnly() {
+        openapi.path("paths").fields().forEachRemaining(path -> path.getValue().fields().forEachRemaining(operation -> {
+            String name = operation.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey();
+            JsonNode security = operation.getValue().path("security");
+            assertThat(security.isArray()).as(name + " declares its security").isTrue();
+            if (path.getKey().startsWith("/api/")) {
+                assertThat(security).as(name).hasSize(1);
+                assertThat(security.get(0).has("bearer")).as(name).isTrue();
+            } else {
+                assertThat(security).as(name + ": no bearer token, a signature").isEmpty();
+            }
+        }));
+    }
+
+    @Test
+    void redoclyLintsTheServedDocumentWithoutErrors() throws IOException {
+        java.nio.file.Path served = java.nio.file.Path.of("target", "openapi", "served.json");
+        Files.createDirectories(served.getParent());
+        Files.writeString(served, openapi.toPrettyString());
+        NPX.assumeInstalled("Redocly lint of /q/openapi");
+
+        ExternalTool.Result lint = NPX.run(java.nio.file.Path.of("."), 600, "--yes", "@redocly/cli@2", "lint",
+                "--format=stylish", served.toString());
+
+        assertThat(lint.exitCode()).as(lint.output()).isZero();
+        assertThat(lint.output()).doesNotContainPattern("\\berror\\b");
     }
 
     @Test
@@ -131,6 +185,22 @@ class OpenApiContractTest {
     private JsonNode operation(String operation) {
         String[] verbAndPath = operation.split(" ", 2);
         return openapi.path("paths").path(verbAndPath[1]).path(verbAndPath[0].toLowerCase(Locale.ROOT));
+    }
+
+    /** Every component a path refers to, directly or through other components, as "kind/name". */
+    private Set<String> reachableFromThePaths() {
+        Set<String> reached = new TreeSet<>();
+        List<JsonNode> pending = new ArrayList<>(List.of(openapi.path("paths")));
+        while (!pending.isEmpty()) {
+            Matcher ref = REF.matcher(pending.remove(pending.size() - 1).toString());
+            while (ref.find()) {
+                String component = ref.group(1) + "/" + ref.group(2);
+                if (reached.add(component)) {
+                    pending.add(openapi.path("components").path(ref.group(1)).path(ref.group(2)));
+                }
+            }
+        }
+        return reached;
     }
 
     private JsonNode resolve(JsonNode node) {

@@ -66,6 +66,8 @@ public final class EmbeddedMode implements AutoCloseable {
             settings.put("quarkus.datasource.username", EmbeddedDatabase.USERNAME);
             settings.put(DATA_FOLDER, dataFolder.toString());
             settings.put(ACTIVE, "true");
+            // A person reads this console, and the banner is for them: plain lines, not the cluster's JSON.
+            settings.put("quarkus.log.console.json.enabled", "false");
             return new EmbeddedMode(lockFile, database, Map.copyOf(settings));
         } catch (RuntimeException e) {
             if (database != null) {

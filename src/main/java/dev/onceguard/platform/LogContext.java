@@ -1,0 +1,40 @@
+package dev.onceguard.platform;
+
+import org.jboss.logging.MDC;
+
+/**
+ * The MDC fields every log line carries once they are known (a JSON line lists them under "mdc"). On a request they
+ * live in the request's own context; a scheduled job sets them with {@link #scoped} and removes them when done.
+ */
+public final class LogContext {
+
+    public static final String REQUEST_ID = "requestId";
+    public static final String USER_ID = "userId";
+    public static final String IDEMPOTENCY_KEY = "idempotencyKey";
+    public static final String OPERATION = "operation";
+    public static final String ORDER_ID = "orderId";
+    public static final String PAYMENT_ID = "paymentId";
+    public static final String PROVIDER_EVENT_ID = "providerEventId";
+    public static final String OUTBOX_EVENT_ID = "outboxEventId";
+
+    private LogContext() {
+    }
+
+    public static void put(String field, Object value) {
+        if (value != null) {
+            MDC.put(field, value.toString());
+        }
+    }
+
+    /** Sets {@code field} until the returned scope is closed. */
+    public static Scope scoped(String field, Object value) {
+        put(field, value);
+        return () -> MDC.remove(field);
+    }
+
+    /** An MDC field set for a block of work. */
+    public interface Scope extends AutoCloseable {
+        @Override
+        void close();
+    }
+}
