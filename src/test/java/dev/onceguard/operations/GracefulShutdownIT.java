@@ -82,6 +82,7 @@ class GracefulShutdownIT {
         env.put("QUARKUS_SECURITY_USERS_EMBEDDED_USERS_OPS", CONSOLE_PASSWORD);
         env.put("QUARKUS_SECURITY_USERS_EMBEDDED_ROLES_OPS", "admin");
         env.put("QUARKUS_HTTP_AUTH_SESSION_ENCRYPTION_KEY", SESSION_KEY);
+        env.put("ONCEGUARD_CATALOG_DEMO", "true");
         log = Path.of("target", "graceful-shutdown-it.log");
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-jar", JAR.toString()).redirectErrorStream(true).redirectOutput(log.toFile());

@@ -36,6 +36,8 @@ class PackagedCatalogIT {
         settings.put("quarkus.flyway.clean-at-start", "false");
         settings.put("quarkus.http.port", PORT);
         settings.put("onceguard.catalog.file", catalog.toString());
+        // plain lines, so that the message is compared as a person reads it (JSON would escape its quotes)
+        settings.put("quarkus.log.console.json.enabled", "false");
 
         Process service = new ProcessBuilder(command(settings)).redirectErrorStream(true).start();
         String output;
