@@ -1,5 +1,6 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.checkout.NewOrderRows.CatalogPrice;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.IdempotencyService;
@@ -16,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /** Creates orders: catalog prices, stock reservation, the order and its lines. Runs inside the caller's transaction. */
 @ApplicationScoped
@@ -27,52 +26,51 @@ public class OrderService {
 
     private final IdempotencyService idempotency;
     private final Ids ids;
+    private final NewOrderRows rows;
 
-    public OrderService(IdempotencyService idempotency, Ids ids) {
+    public OrderService(IdempotencyService idempotency, Ids ids, NewOrderRows rows) {
         this.idempotency = idempotency;
         this.ids = ids;
+        this.rows = rows;
     }
 
     public StoredResponse create(String userId, String requestId, CreateOrderRequest request) {
-        Map<String, Product> catalog = Product.findAllById(
-                        request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList())
-                .stream().collect(Collectors.toMap(p -> p.productId, Function.identity()));
+        Map<String, CatalogPrice> catalog = rows.prices(
+                request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList());
         checkAgainstCatalog(request, catalog);
         reserveStock(request, catalog);
 
         Instant now = Timestamps.now();
-        Order order = new Order();
-        order.orderId = ids.next("ord");
-        LogContext.put(LogContext.ORDER_ID, order.orderId);
-        order.userId = userId;
-        order.status = Order.Status.AWAITING_PAYMENT;
-        order.currency = request.currency();
-        order.requestId = requestId;
-        order.createdAt = now;
-        order.updatedAt = now;
+        String orderId = ids.next("ord");
+        LogContext.put(LogContext.ORDER_ID, orderId);
+        List<NewOrderRows.Line> lines = new ArrayList<>();
         BigDecimal total = BigDecimal.ZERO;
         for (CreateOrderRequest.Item item : request.items()) {
-            BigDecimal unitPrice = catalog.get(item.productId()).price;
-            order.items.add(new Order.Line(item.productId(), item.quantity(), unitPrice));
+            BigDecimal unitPrice = catalog.get(item.productId()).price();
+            lines.add(new NewOrderRows.Line(item.productId(), item.quantity(), unitPrice));
             total = total.add(unitPrice.multiply(BigDecimal.valueOf(item.quantity())));
         }
-        order.total = total;
-        order.persist();
+        Order.Status status = Order.Status.AWAITING_PAYMENT;
+        rows.insert(orderId, userId, status.name(), total, request.currency(), requestId, now, lines);
 
-        return idempotency.jsonResponse(201, OrderView.of(order), Map.of("Location", "/api/orders/" + order.orderId),
-                RESOURCE_TYPE, order.orderId);
+        OrderView view = new OrderView(orderId, status.name(),
+                lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))
+                        .toList(),
+                OrderView.money(total), request.currency(), Timestamps.format(now));
+        return idempotency.jsonResponse(201, view, Map.of("Location", "/api/orders/" + orderId),
+                RESOURCE_TYPE, orderId);
     }
 
     /** Unknown products and a currency other than the products' are invalid requests: 400, nothing stored. */
-    private static void checkAgainstCatalog(CreateOrderRequest request, Map<String, Product> catalog) {
+    private static void checkAgainstCatalog(CreateOrderRequest request, Map<String, CatalogPrice> catalog) {
         List<Problem.FieldError> errors = new ArrayList<>();
         for (int i = 0; i < request.items().size(); i++) {
-            Product product = catalog.get(request.items().get(i).productId());
+            CatalogPrice product = catalog.get(request.items().get(i).productId());
             if (product == null) {
                 errors.add(new Problem.FieldError("items[" + i + "].productId", "unknown product"));
-            } else if (!product.currency.equals(request.currency())) {
-                errors.add(new Problem.FieldError("currency", "must be " + product.currency + ", the currency of "
-                        + product.productId));
+            } else if (!product.currency().equals(request.currency())) {
+                errors.add(new Problem.FieldError("currency", "must be " + product.currency() + ", the currency of "
+                        + product.productId()));
             }
         }
         if (!errors.isEmpty()) {
@@ -84,11 +82,11 @@ public class OrderService {
      * Reserves limited stock product by product, in product id order so that two orders never wait on each other
      * in opposite orders. Not enough of one product refuses the whole order; the transaction undoes the rest.
      */
-    private static void reserveStock(CreateOrderRequest request, Map<String, Product> catalog) {
+    private void reserveStock(CreateOrderRequest request, Map<String, CatalogPrice> catalog) {
         Map<String, Integer> wanted = new TreeMap<>();
         request.items().forEach(item -> wanted.merge(item.productId(), item.quantity(), Integer::sum));
         wanted.forEach((productId, quantity) -> {
-            if (catalog.get(productId).isLimited() && !Product.reserve(productId, quantity)) {
+            if (catalog.get(productId).limited() && !rows.reserve(productId, quantity)) {
                 throw new BusinessRefusal(Problem.of(409, "OUT_OF_STOCK", "Out of stock",
                         "Not enough stock of " + productId + " for " + quantity + " unit(s)."));
             }

@@ -9,7 +9,6 @@ import jakarta.persistence.Table;
 
 import java.math.BigDecimal;
 import java.util.List;
-import java.util.Objects;
 
 /** A catalog entry. {@code stock} is what is left to sell, or null for unlimited goods. */
 @Entity
@@ -29,11 +28,6 @@ public class Product extends PanacheEntityBase {
 
     public static List<Product> listInCatalogOrder() {
         return list("order by productId");
-    }
-
-    /** Loads by primary key (no query to translate on this hot path); unknown ids are simply absent. */
-    public static List<Product> findAllById(List<String> productIds) {
-        return getSession().findMultiple(Product.class, productIds).stream().filter(Objects::nonNull).toList();
     }
 
     /** Inserts the product, or updates every field of the product with its id, stock included. */
@@ -66,13 +60,5 @@ public class Product extends PanacheEntityBase {
 
     public boolean isLimited() {
         return stock != null;
-    }
-
-    /**
-     * Takes {@code quantity} units from a limited stock with a conditional update, so that concurrent orders
-     * can never take the stock below zero. False when not enough is left.
-     */
-    public static boolean reserve(String productId, int quantity) {
-        return update("stock = stock - ?1 where productId = ?2 and stock >= ?1", quantity, productId) == 1;
     }
 }
