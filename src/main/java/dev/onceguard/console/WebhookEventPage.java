@@ -2,19 +2,13 @@ package dev.onceguard.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
+import dev.onceguard.webhook.SecretFields;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.io.IOException;
 import java.time.Instant;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 import static dev.onceguard.console.ConsoleReads.instant;
 
@@ -26,8 +20,7 @@ import static dev.onceguard.console.ConsoleReads.instant;
 @ApplicationScoped
 public class WebhookEventPage {
 
-    static final String HIDDEN = "[not shown]";
-    private static final Pattern SECRET_NAME = Pattern.compile(".*(secret|token|password|api_?key|signature).*");
+    static final String HIDDEN = SecretFields.HIDDEN;
 
     public record Event(long id, String provider, String eventId, String eventType, String providerPaymentId,
                         String status, String reason, String lastError, int deliveryCount, Instant eventCreatedAt,
@@ -123,25 +116,10 @@ public class WebhookEventPage {
     String shown(String payload) {
         try {
             JsonNode tree = json.readTree(payload);
-            hideSecrets(tree);
+            SecretFields.hide(tree);
             return json.writerWithDefaultPrettyPrinter().writeValueAsString(tree);
         } catch (IOException e) {
             return payload;
-        }
-    }
-
-    private static void hideSecrets(JsonNode node) {
-        if (node instanceof ObjectNode object) {
-            for (Iterator<Map.Entry<String, JsonNode>> fields = object.fields(); fields.hasNext(); ) {
-                Map.Entry<String, JsonNode> field = fields.next();
-                if (SECRET_NAME.matcher(field.getKey().toLowerCase(Locale.ROOT)).matches() && !field.getValue().isNull()) {
-                    field.setValue(TextNode.valueOf(HIDDEN));
-                } else {
-                    hideSecrets(field.getValue());
-                }
-            }
-        } else if (node instanceof ArrayNode array) {
-            array.forEach(WebhookEventPage::hideSecrets);
         }
     }
 }

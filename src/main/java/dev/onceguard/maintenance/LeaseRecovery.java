@@ -11,6 +11,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 import java.time.Instant;
 import java.util.Map;
@@ -20,11 +21,15 @@ import java.util.Map;
  * one resume entry point ({@link IdempotencyService#resume}), which releases one that never reached an external
  * call (its own writes were rolled back with the crash, or never made; the key may be used again) and has any other
  * taken over (of two replicas, one wins) and resumed by its operation from its recovery point: a payment repeats its
- * provider call with the same provider key, never a blind new one.
+ * provider call with the same provider key, never a blind new one. Each record is resumed on its own: one whose
+ * resumption throws is logged, counted as {@code failed} in the run's counts and left for the next run, and the
+ * others are still recovered.
  */
 @ApplicationScoped
 @Startup
 public class LeaseRecovery {
+
+    private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);
 
     private final IdempotencyRecords records;
     private final IdempotencyService idempotency;
@@ -65,12 +70,20 @@ public class LeaseRecovery {
     public Map<String, Long> run(Cause cause) {
         long releasedNow = 0;
         long reconciledNow = 0;
+        long failedNow = 0;
         for (IdempotencyRecords.ExpiredLease lease : QuarkusTransaction.requiringNew().call(() ->
                 records.expiredLeases(Instant.now(), config.recoveryBatchSize()))) {
             if (draining.inProgress()) {
                 break;
             }
-            Resumption resumption = idempotency.resume(lease.recordId(), cause);
+            Resumption resumption;
+            try {
+                resumption = idempotency.resume(lease.recordId(), cause);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "lease recovery could not resume operation %d", lease.recordId());
+                failedNow++;
+                continue;
+            }
             if (resumption instanceof Resumption.Released) {
                 releasedNow++;
             } else if (resumption instanceof Resumption.Resumed) {
@@ -79,6 +92,6 @@ public class LeaseRecovery {
         }
         released.increment(releasedNow);
         reconciled.increment(reconciledNow);
-        return Map.of("released", releasedNow, "reconciled", reconciledNow);
+        return Map.of("released", releasedNow, "reconciled", reconciledNow, "failed", failedNow);
     }
 }

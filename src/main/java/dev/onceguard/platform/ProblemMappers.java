@@ -19,6 +19,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import java.nio.channels.ClosedChannelException;
 import java.sql.SQLTransientException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -121,6 +122,12 @@ public class ProblemMappers {
         if (isTransient(e)) {
             return databaseUnavailable(e);
         }
+        Optional<String> dataError = dataErrorState(e);
+        if (dataError.isPresent()) {
+            LOG.warnf("the database refused a value of the request (SQLState %s): %s", dataError.get(), e.getMessage());
+            return respond(Problem.validation("A value of the request cannot be stored (invalid characters, or too "
+                    + "long or too large for its field); nothing was stored.", List.of()));
+        }
         if (isClientGone(e)) {
             // Nobody reads this answer; its status is what the request metrics record: the client's doing, not a 500.
             LOG.debugf("client closed the connection before the answer: %s", e.getMessage());
@@ -129,6 +136,22 @@ public class ProblemMappers {
         LOG.error("unexpected failure", e);
         return respond(Problem.of(500, "INTERNAL_ERROR", "Internal error",
                 "The request failed unexpectedly and was rolled back; the request id identifies it in the logs."));
+    }
+
+    /**
+     * The SQLState of a data exception (class 22: invalid byte sequence, untranslatable character, value too long,
+     * numeric out of range) that caused {@code e}, on whichever JDBC path: a store wrapping its SQLException, or
+     * Hibernate's DataException. The values the service writes are its own or the client's, and the boundary already
+     * refuses what it knows the database cannot take, so such a value is the client's input the boundary let through.
+     */
+    private static Optional<String> dataErrorState(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
+                    && sql.getSQLState().startsWith("22")) {
+                return Optional.of(sql.getSQLState());
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean isClientGone(Throwable e) {

@@ -1,5 +1,9 @@
 package dev.onceguard.webhook;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.payment.Payment;
 import dev.onceguard.payment.PaymentOutcomes;
@@ -21,6 +25,7 @@ import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 import org.postgresql.util.PSQLException;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -62,11 +67,14 @@ public class WebhookInbox {
     private final PaymentProviders providers;
     private final WebhookMetrics metrics;
     private final Duration lockTimeout;
+    private final ObjectMapper json;
 
     public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentProviders providers,
                         WebhookMetrics metrics,
-                        @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout) {
+                        @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout,
+                        ObjectMapper json) {
         this.em = em;
+        this.json = json;
         this.outcomes = outcomes;
         this.payments = payments;
         this.providers = providers;
@@ -74,10 +82,13 @@ public class WebhookInbox {
         this.lockTimeout = lockTimeout;
     }
 
-    /** Records and applies one authentic delivery; {@link DeliveryOutcome#FAILED} when applying it threw. */
+    /**
+     * Records and applies one authentic delivery; {@link DeliveryOutcome#FAILED} when applying it threw. The body is
+     * stored without its secrets (see {@link SecretFields}); its signature was checked on the bytes as received.
+     */
     public DeliveryOutcome receive(String provider, ProviderEvent event, byte[] body) {
         LogContext.put(LogContext.PROVIDER_EVENT_ID, event.eventId());
-        String payload = new String(body, StandardCharsets.UTF_8);
+        String payload = storable(body);
         DeliveryOutcome outcome;
         try {
             outcome = QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload));
@@ -96,6 +107,24 @@ public class WebhookInbox {
         metrics.count(provider, outcome);
         LOG.debugf("webhook %s event %s (%s) accepted: %s", provider, event.eventId(), event.type(), outcome.label());
         return outcome;
+    }
+
+    /** The body as received, or, when it carries a secret, re-serialized with every secret replaced. */
+    private String storable(byte[] body) {
+        JsonNode tree;
+        try {
+            tree = json.reader().with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).readTree(body);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("an authentic webhook body that was read as JSON no longer is", e);
+        }
+        if (!SecretFields.hide(tree)) {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+        try {
+            return json.writeValueAsString(tree);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree could not be written", e);
+        }
     }
 
     /**

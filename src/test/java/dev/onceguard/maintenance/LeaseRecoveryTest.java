@@ -36,6 +36,12 @@ class LeaseRecoveryTest {
     @Inject
     LeaseRecovery recovery;
 
+    private static String newOrder(String user) {
+        return given().header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json").body(ORDER)
+                .post("/api/orders").then().statusCode(201).extract().path("orderId");
+    }
+
     @Test
     void anOperationThatNeverReachedAnExternalCallIsReleasedAndItsKeyWorksAgain() {
         String user = TestTokens.newUser();
@@ -113,6 +119,33 @@ class LeaseRecoveryTest {
                 + "AND status = 'COMPLETED' AND response_status = 201", user)).isEqualTo(1);
         assertThat(given().get("/sandbox/v1/payments?orderId=" + orderId).then().extract().<List<Object>>path("data"))
                 .as("the provider was asked again with the same key, not charged twice").hasSize(1);
+    }
+
+    @Test
+    void aRecordWhoseResumptionThrowsIsCountedAsFailedAndTheOthersAreStillRecovered() {
+        String user = TestTokens.newUser();
+        String brokenOrder = newOrder(user);
+        String broken = "pay_" + UUID.randomUUID();
+        execute(db, "INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider, "
+                + "provider_payment_id, provider_idempotency_key, payment_method_token, created_at, updated_at) "
+                + "VALUES (?, ?, ?, 'REQUIRES_ACTION', 1500.00, 'RUB', 'sandbox', 'sbx_never_made', ?, 'tok_success', "
+                + "now(), now())", broken, brokenOrder, user, "onceguard-" + broken);
+        Seeds.processingRecord(db, user, "create-payment", "asks-for-" + broken, "requires_action", broken, true);
+        execute(db, "UPDATE idempotency_records SET lease_expires_at = now() - interval '2 minutes' WHERE resource_id = ?",
+                broken);
+        String key = UUID.randomUUID().toString();
+        Seeds.processingRecord(db, user, "create-order", key, IdempotencyService.STARTED, null, true);
+
+        Jobs.Finished run = recovery.runNow();
+
+        assertThat(run.outcome()).isEqualTo(JobRun.Outcome.SUCCEEDED);
+        assertThat(run.counts().get("failed")).isGreaterThanOrEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ?", user, key))
+                .as("the record after the failing one was released").isZero();
+        assertThat(count(db, "SELECT count(*) FROM job_runs WHERE job = 'lease-recovery' AND outcome = 'SUCCEEDED' "
+                + "AND (counts ->> 'failed')::int >= 1")).isGreaterThanOrEqualTo(1);
+        execute(db, "DELETE FROM idempotency_records WHERE resource_id = ?", broken);
+        execute(db, "DELETE FROM payments WHERE payment_id = ?", broken);
     }
 
     @Test

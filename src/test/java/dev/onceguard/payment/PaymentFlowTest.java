@@ -101,6 +101,28 @@ class PaymentFlowTest {
     }
 
     @Test
+    void aTokenTheProviderRefusesFailsThePaymentFinallyAndANewKeyMayTryAgain() {
+        String orderId = newOrder();
+        String key = UUID.randomUUID().toString();
+
+        Response refused = pay(orderId, key, "tok_unknown");
+        Response replay = pay(orderId, key, "tok_unknown");
+        Response second = pay(orderId, UUID.randomUUID().toString(), "tok_success");
+
+        assertThat(refused.statusCode()).isEqualTo(201);
+        assertThat(refused.<String>path("status")).isEqualTo("FAILED");
+        assertThat(refused.<String>path("providerPaymentId")).isNull();
+        assertThat(replay.statusCode()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.<String>path("paymentId")).isEqualTo(refused.path("paymentId"));
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = ? AND status = 'COMPLETED'",
+                key)).isEqualTo(1);
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(second.<String>path("status")).isEqualTo("SUCCEEDED");
+        assertThat(sandboxChargesOf(orderId)).isEqualTo(1);
+    }
+
+    @Test
     void aPendingAttemptBlocksASecondOne() {
         String orderId = newOrder();
 

@@ -54,6 +54,26 @@ class StripeWebhookDeliveryTest {
     }
 
     @Test
+    void theStoredPayloadKeepsNoClientSecretAndTheEventIsApplied() {
+        Paid paid = orderWithPayment(db, "stripe", "PENDING");
+        String eventId = newEventId();
+        String body = StripeEvents.event(eventId, "payment_intent.succeeded",
+                StripeEvents.paymentIntent(paid.providerPaymentId(), "succeeded", 150000, "rub"));
+        assertThat(body).contains("\"client_secret\": \"" + paid.providerPaymentId() + "_secret_Xq2\"");
+
+        Response delivered = deliver(body, StripeEvents.signature(SECRET, Instant.now().getEpochSecond(), body));
+
+        assertThat(delivered.path("status").toString()).isEqualTo("processed");
+        assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = 'stripe' AND event_id = ?"
+                + " AND payload #>> '{data,object,client_secret}' = '[not shown]'"
+                + " AND position('_secret_' IN CAST(payload AS text)) = 0"
+                + " AND payload #>> '{data,object,metadata,payment_id}' = 'pay_1'"
+                + " AND payload #>> '{data,object,amount}' = '150000'", eventId)).isEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'PAID'", paid.orderId()))
+                .isEqualTo(1);
+    }
+
+    @Test
     void anEventForAPaymentThatDoesNotKnowItsIntentYetIsMatchedByTheProviderKeyAndApplied() {
         Paid paid = orderWithPayment(db, "stripe", "UNKNOWN");
         execute(db, "UPDATE payments SET provider_payment_id = NULL WHERE payment_id = ?", paid.paymentId());

@@ -16,6 +16,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -28,8 +29,10 @@ import java.util.function.Supplier;
 /**
  * The adapter for the built-in sandbox provider. It calls the sandbox over HTTP at {@code onceguard.sandbox.base-url},
  * exactly as it would call an external provider, with {@code onceguard.payments.provider-timeout} as connect and read
- * timeout: a timeout, a 5xx or a broken connection is an unknown outcome, never a failure; a 4xx means onceguard sent
- * something the sandbox does not accept, a bug.
+ * timeout: a timeout, a 5xx or a broken connection is an unknown outcome, never a failure. A 4xx to a create (an
+ * unknown payment method token, a body it does not accept) is the sandbox's final refusal: it did not and will not
+ * charge, so the payment has FAILED, as with Stripe's refusals. A 4xx to a retrieve means onceguard asked for a payment
+ * the sandbox never made, a bug.
  */
 @ApplicationScoped
 public class SandboxPaymentProvider implements PaymentProvider {
@@ -38,6 +41,7 @@ public class SandboxPaymentProvider implements PaymentProvider {
     /** Metadata keys sent with every payment and echoed by the sandbox in its events, as Stripe does. */
     static final String ORDER_ID = "order_id";
     static final String PAYMENT_ID = "payment_id";
+    private static final Logger LOG = Logger.getLogger(SandboxPaymentProvider.class);
 
     private final SandboxConfig sandbox;
     private final PaymentsConfig payments;
@@ -68,13 +72,23 @@ public class SandboxPaymentProvider implements PaymentProvider {
         SandboxApi.CreateBody body = new SandboxApi.CreateBody(command.amount().setScale(2).toPlainString(),
                 command.currency(), command.paymentMethodToken(),
                 Map.of(ORDER_ID, command.orderId(), PAYMENT_ID, command.paymentId()));
-        return toPayment(call("create payment " + command.paymentId(),
-                () -> api().create(command.idempotencyKey(), body)));
+        String what = "create payment " + command.paymentId();
+        try {
+            return toPayment(call(what, () -> api().create(command.idempotencyKey(), body)));
+        } catch (SandboxRefused e) {
+            LOG.infof("sandbox refused %s with %d", what, e.status);
+            return new ProviderPayment(null, ProviderStatus.FAILED);
+        }
     }
 
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-        return toPayment(call("retrieve " + providerPaymentId, () -> api().get(providerPaymentId)));
+        String what = "retrieve " + providerPaymentId;
+        try {
+            return toPayment(call(what, () -> api().get(providerPaymentId)));
+        } catch (SandboxRefused e) {
+            throw new IllegalStateException("sandbox refused " + what + " with " + e.status);
+        }
     }
 
     @Override
@@ -111,7 +125,7 @@ public class SandboxPaymentProvider implements PaymentProvider {
         }
     }
 
-    private <T> T call(String what, Supplier<T> request) throws ProviderOutcomeUnknown {
+    private <T> T call(String what, Supplier<T> request) throws ProviderOutcomeUnknown, SandboxRefused {
         try {
             return request.get();
         } catch (WebApplicationException e) {
@@ -119,9 +133,19 @@ public class SandboxPaymentProvider implements PaymentProvider {
             if (status >= 500) {
                 throw new ProviderOutcomeUnknown("sandbox answered " + status + " to " + what, e);
             }
-            throw new IllegalStateException("sandbox refused " + what + " with " + status);
+            throw new SandboxRefused(status);
         } catch (ProcessingException e) {
             throw new ProviderOutcomeUnknown("no answer from the sandbox to " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The sandbox answered with a 4xx: it took no action. */
+    private static final class SandboxRefused extends Exception {
+        private final int status;
+
+        SandboxRefused(int status) {
+            super(null, null, false, false);
+            this.status = status;
         }
     }
 

@@ -148,11 +148,20 @@ class SandboxPaymentProviderTest {
     }
 
     @Test
-    void aRefusalFromTheSandboxIsABugNotAnOutcome() {
-        assertThatThrownBy(() -> provider.create(payment("tok_no_such_behaviour")))
+    void aRefusedCreateIsAFailedPaymentWithNoCharge() throws Exception {
+        CreatePayment command = payment("tok_no_such_behaviour");
+
+        ProviderPayment refused = provider.create(command);
+
+        assertThat(refused).isEqualTo(new ProviderPayment(null, ProviderStatus.FAILED));
+        assertThat(sandboxPaymentsOf(command.orderId())).isZero();
+    }
+
+    @Test
+    void aRefusedRetrieveIsABugNotAnOutcome() {
+        assertThatThrownBy(() -> provider.retrieve("sbx_never_made"))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("400")
-                .hasMessageNotContaining("tok_no_such_behaviour");
+                .hasMessageContaining("404");
     }
 
     @Test

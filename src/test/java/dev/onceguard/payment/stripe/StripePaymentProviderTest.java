@@ -170,6 +170,17 @@ class StripePaymentProviderTest {
     }
 
     @Test
+    void aPaymentMethodStripeRefusesIsAFailureWithNoPaymentIntent() throws Exception {
+        stripe.answer(request -> StripeStub.Reply.json(400, """
+                {"error": {"type": "invalid_request_error", "code": "resource_missing", "param": "payment_method",
+                  "message": "No such PaymentMethod"}}"""));
+
+        ProviderPayment answer = provider.create(payment("onceguard-pay_refused"));
+
+        assertThat(answer).isEqualTo(new ProviderPayment(null, ProviderStatus.FAILED));
+    }
+
+    @Test
     void anAnswerLaterThanTheTimeoutLeavesTheOutcomeUnknown() {
         stripe.answer(request -> new StripeStub.Reply(200,
                 StripeEvents.paymentIntent("pi_slow", "succeeded", 150000, "rub"), TIMEOUT.toMillis() * 3));
