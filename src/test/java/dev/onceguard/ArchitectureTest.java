@@ -46,7 +46,8 @@ class ArchitectureTest {
             .that().resideInAPackage("dev.onceguard.idempotency..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
                     "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.outbox..",
-                    "dev.onceguard.fulfilment..", "dev.onceguard.maintenance..", "dev.onceguard.console..")
+                    "dev.onceguard.fulfilment..", "dev.onceguard.maintenance..", "dev.onceguard.orderdetails..",
+                    "dev.onceguard.console..")
             .because("operations use the idempotency engine, never the other way round");
 
     /*
@@ -65,7 +66,7 @@ class ArchitectureTest {
             .that().resideInAPackage("dev.onceguard.maintenance..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
                     "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.fulfilment..",
-                    "dev.onceguard.console..")
+                    "dev.onceguard.orderdetails..", "dev.onceguard.console..")
             .because("lease recovery hands every expired record to the engine's resume entry point, which the "
                     + "operations register with; a job naming an operation would close a cycle with it");
 
