@@ -68,6 +68,7 @@ public final class EmbeddedMode implements AutoCloseable {
             settings.put(ACTIVE, "true");
             // A person reads this console, and the banner is for them: plain lines, not the cluster's JSON.
             settings.put("quarkus.log.console.json.enabled", "false");
+            settings.put("quarkus.log.file.json.enabled", "false");
             return new EmbeddedMode(lockFile, database, Map.copyOf(settings));
         } catch (RuntimeException e) {
             if (database != null) {
