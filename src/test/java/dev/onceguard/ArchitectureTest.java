@@ -28,6 +28,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /** Rules about the shape of the application's classes (tests excluded), checked on every test run. */
 @AnalyzeClasses(packages = "dev.onceguard", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -45,15 +46,27 @@ class ArchitectureTest {
             .that().resideInAPackage("dev.onceguard.idempotency..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
                     "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.outbox..",
-                    "dev.onceguard.fulfilment..", "dev.onceguard.maintenance..", "dev.onceguard.console..")
+                    "dev.onceguard.fulfilment..", "dev.onceguard.maintenance..", "dev.onceguard.orderdetails..",
+                    "dev.onceguard.console..")
             .because("operations use the idempotency engine, never the other way round");
+
+    /*
+     * One slice per capability: the first package below dev.onceguard, sub-packages included, so payment.provider,
+     * payment.sandbox and payment.stripe are all "payment" and platform.embedded is "platform". A cycle between two
+     * capabilities, through any of their sub-packages, fails; dependencies inside one capability are its own affair.
+     */
+    @ArchTest
+    static final ArchRule capabilitiesAreFreeOfCycles = slices()
+            .matching("dev.onceguard.(*)..")
+            .should().beFreeOfCycles()
+            .because("each capability builds on the ones below it, never on one that builds on it");
 
     @ArchTest
     static final ArchRule maintenanceJobsResumeOperationsOnlyThroughTheEngine = noClasses()
             .that().resideInAPackage("dev.onceguard.maintenance..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.onceguard.checkout..", "dev.onceguard.payment..",
                     "dev.onceguard.sandbox..", "dev.onceguard.webhook..", "dev.onceguard.fulfilment..",
-                    "dev.onceguard.console..")
+                    "dev.onceguard.orderdetails..", "dev.onceguard.console..")
             .because("lease recovery hands every expired record to the engine's resume entry point, which the "
                     + "operations register with; a job naming an operation would close a cycle with it");
 

@@ -4,7 +4,7 @@ import dev.onceguard.checkout.Order;
 import dev.onceguard.checkout.Product;
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.outbox.OutboxRelay;
-import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Timestamps;
 import io.agroal.api.AgroalDataSource;
@@ -67,7 +67,7 @@ public class PaidOrders {
     /** An ORDER_PAID event alone; its order may not exist. */
     @Transactional
     public void enqueueOrderPaid(String orderId, String userId) {
-        outbox.enqueue(PaymentOutcomes.ORDER_PAID, "order", orderId,
+        outbox.enqueue(OrderSettlement.ORDER_PAID, "order", orderId,
                 Map.of("orderId", orderId, "paymentId", ids.next("pay"), "userId", userId));
     }
 

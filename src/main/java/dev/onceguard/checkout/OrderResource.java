@@ -1,6 +1,5 @@
 package dev.onceguard.checkout;
 
-import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentRequest;
@@ -15,7 +14,6 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
@@ -51,15 +49,6 @@ public class OrderResource {
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(Operation.CREATE_ORDER, userId,
                 http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
         return idempotency.execute(request, order -> orders.create(userId, requestId, order)).toResponse();
-    }
-
-    @GET
-    @Path("/{orderId}")
-    public OrderDetailsView get(@PathParam("orderId") String orderId) {
-        LogContext.put(LogContext.ORDER_ID, orderId);
-        return Order.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
-                .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
-                        "You have no order with this id.")));
     }
 
     public record OrderPage(List<OrderView> data, boolean hasMore, String nextAfter) {

@@ -1,6 +1,6 @@
 package dev.onceguard.console;
 
-import dev.onceguard.maintenance.Jobs;
+import dev.onceguard.platform.Jobs;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.onceguard.console;
 
-import dev.onceguard.maintenance.JobRun;
-import dev.onceguard.maintenance.Jobs;
+import dev.onceguard.platform.JobRun;
+import dev.onceguard.platform.Jobs;
 import dev.onceguard.maintenance.LeaseRecovery;
 import dev.onceguard.maintenance.RetentionCleanup;
 import dev.onceguard.outbox.OutboxRelay;

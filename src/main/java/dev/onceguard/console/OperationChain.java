@@ -91,8 +91,8 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
         public String causeHref() {
             return switch (cause) {
                 case Cause.WEBHOOK -> "/console/webhooks";
-                case Cause.RECONCILIATION -> "/console/jobs?job=" + dev.onceguard.maintenance.Jobs.RECONCILIATION;
-                case Cause.LEASE_RECOVERY -> "/console/jobs?job=" + dev.onceguard.maintenance.Jobs.LEASE_RECOVERY;
+                case Cause.RECONCILIATION -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.RECONCILIATION;
+                case Cause.LEASE_RECOVERY -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.LEASE_RECOVERY;
                 case Cause.ADMIN -> "/console/audit";
                 case Cause.FULFILMENT -> "/console/outbox";
                 default -> null;

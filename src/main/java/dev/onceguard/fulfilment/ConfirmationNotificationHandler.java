@@ -2,7 +2,7 @@ package dev.onceguard.fulfilment;
 
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
-import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,7 +35,7 @@ public class ConfirmationNotificationHandler implements OutboxHandler {
 
     @Override
     public Set<String> eventTypes() {
-        return Set.of(PaymentOutcomes.ORDER_PAID);
+        return Set.of(OrderSettlement.ORDER_PAID);
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.onceguard.fulfilment;
 import dev.onceguard.checkout.Order;
 import dev.onceguard.checkout.OrderStates;
 import dev.onceguard.outbox.EventDelivered;
-import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,7 +27,7 @@ public class OrderFulfilment {
     }
 
     void onDelivered(@Observes EventDelivered delivered) {
-        if (!PaymentOutcomes.ORDER_PAID.equals(delivered.event().eventType())) {
+        if (!OrderSettlement.ORDER_PAID.equals(delivered.event().eventType())) {
             return;
         }
         String orderId = delivered.event().aggregateId();

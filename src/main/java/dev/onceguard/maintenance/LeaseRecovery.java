@@ -1,5 +1,6 @@
 package dev.onceguard.maintenance;
 
+import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;

@@ -1,5 +1,6 @@
 package dev.onceguard.maintenance;
 
+import dev.onceguard.platform.Jobs;
 import dev.onceguard.idempotency.IdempotencyConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,7 +1,7 @@
 package dev.onceguard.outbox;
 
 import dev.onceguard.platform.LogContext;
-import dev.onceguard.maintenance.Jobs;
+import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.arc.All;

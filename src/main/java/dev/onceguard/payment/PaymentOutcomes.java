@@ -1,8 +1,6 @@
 package dev.onceguard.payment;
 
-import dev.onceguard.checkout.Order;
-import dev.onceguard.checkout.OrderStates;
-import dev.onceguard.outbox.Outbox;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
@@ -13,26 +11,24 @@ import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
-import java.util.Map;
 
 /**
  * Applies what a provider says about a payment, from whichever source says it first (the synchronous answer,
  * a webhook, reconciliation): the payment moves through its state machine, and the first success makes the order
- * PAID and announces {@code ORDER_PAID} in the same transaction. Repeated or stale facts change nothing.
+ * PAID (see {@link OrderSettlement}) in the same transaction. Repeated or stale facts change nothing.
  */
 @ApplicationScoped
 public class PaymentOutcomes {
 
-    public static final String ORDER_PAID = "ORDER_PAID";
     private static final Logger LOG = Logger.getLogger(PaymentOutcomes.class);
 
     private final EntityManager em;
-    private final Outbox outbox;
+    private final OrderSettlement settlement;
     private final Event<ProviderPaymentIdLearned> learned;
 
-    public PaymentOutcomes(EntityManager em, Outbox outbox, Event<ProviderPaymentIdLearned> learned) {
+    public PaymentOutcomes(EntityManager em, OrderSettlement settlement, Event<ProviderPaymentIdLearned> learned) {
         this.em = em;
-        this.outbox = outbox;
+        this.settlement = settlement;
         this.learned = learned;
     }
 
@@ -61,7 +57,7 @@ public class PaymentOutcomes {
         };
         boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId, target, cause, now).isPresent();
         if (moved && target == Payment.Status.SUCCEEDED) {
-            markOrderPaid(payment, cause, now);
+            settlement.markPaid(payment.orderId, payment.paymentId, payment.userId, cause, now);
         }
         if (moved) {
             LOG.infof("payment %s -> %s (%s) order=%s", payment.paymentId, target, cause, payment.orderId);
@@ -75,10 +71,4 @@ public class PaymentOutcomes {
         PaymentStates.MACHINE.move(em, payment.paymentId, Payment.Status.UNKNOWN, cause, Timestamps.now());
     }
 
-    private void markOrderPaid(Payment payment, Cause cause, Instant now) {
-        if (OrderStates.MACHINE.move(em, payment.orderId, Order.Status.PAID, cause, now).isPresent()) {
-            outbox.enqueue(ORDER_PAID, "order", payment.orderId, Map.of(
-                    "orderId", payment.orderId, "paymentId", payment.paymentId, "userId", payment.userId));
-        }
-    }
 }

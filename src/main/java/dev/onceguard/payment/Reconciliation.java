@@ -3,7 +3,7 @@ package dev.onceguard.payment;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Resumption;
-import dev.onceguard.maintenance.Jobs;
+import dev.onceguard.platform.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;

@@ -2,7 +2,6 @@ package dev.onceguard.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -32,16 +31,16 @@ public class SandboxPayments {
     private final EntityManager em;
     private final SandboxWebhooks webhooks;
     private final SandboxConfig config;
-    private final PaymentsConfig payments;
+    private final SandboxCaller caller;
     private final ObjectMapper json;
     private final Ids ids;
 
-    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, PaymentsConfig payments,
+    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, SandboxCaller caller,
                            ObjectMapper json, Ids ids) {
         this.em = em;
         this.webhooks = webhooks;
         this.config = config;
-        this.payments = payments;
+        this.caller = caller;
         this.json = json;
         this.ids = ids;
     }
@@ -75,7 +74,7 @@ public class SandboxPayments {
             }
             return new Created(payment, true);
         }
-        for (SandboxToken.PlannedEvent event : token.events(config, payments.providerTimeout())) {
+        for (SandboxToken.PlannedEvent event : token.events(config, caller.callTimeout())) {
             webhooks.schedule(payment, event.type(), now.plus(event.after()), event.copies());
         }
         LOG.debugf("sandbox payment %s created: %s, order=%s", payment.id, payment.status, payment.orderId);

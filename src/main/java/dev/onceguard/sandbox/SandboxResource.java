@@ -2,7 +2,6 @@ package dev.onceguard.sandbox;
 
 import dev.onceguard.idempotency.Fingerprint;
 import dev.onceguard.idempotency.IdempotencyKey;
-import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -42,12 +41,12 @@ public class SandboxResource {
 
     private final SandboxPayments payments;
     private final JsonRequests jsonRequests;
-    private final PaymentsConfig paymentsConfig;
+    private final SandboxCaller caller;
 
-    public SandboxResource(SandboxPayments payments, JsonRequests jsonRequests, PaymentsConfig paymentsConfig) {
+    public SandboxResource(SandboxPayments payments, JsonRequests jsonRequests, SandboxCaller caller) {
         this.payments = payments;
         this.jsonRequests = jsonRequests;
-        this.paymentsConfig = paymentsConfig;
+        this.caller = caller;
     }
 
     @POST
@@ -64,7 +63,7 @@ public class SandboxResource {
                 parsed.value(), token);
         if (!created.replayed()) {
             switch (token.answer) {
-                case TOO_LATE -> Thread.sleep(SandboxToken.tooLate(paymentsConfig.providerTimeout()).toMillis());
+                case TOO_LATE -> Thread.sleep(SandboxToken.tooLate(caller.callTimeout()).toMillis());
                 case SERVER_ERROR -> throw new ProblemException(Problem.of(500, "SANDBOX_SIMULATED_ERROR",
                         "Simulated provider error", "The payment was committed; this answer is a simulated failure."));
                 case AT_ONCE -> {

@@ -1,7 +1,6 @@
 package dev.onceguard.sandbox;
 
-import dev.onceguard.payment.sandbox.SandboxWebhookSecret;
-import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.net.URI;

@@ -2,7 +2,7 @@ package dev.onceguard.console;
 
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
-import dev.onceguard.maintenance.Jobs;
+import dev.onceguard.platform.Jobs;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

@@ -4,7 +4,7 @@ import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.RequestLog;
 import dev.onceguard.payment.Reconciliation;
-import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;

@@ -2,7 +2,7 @@ package dev.onceguard.fulfilment;
 
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
-import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.checkout.OrderSettlement;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.Set;
@@ -24,7 +24,7 @@ public class FaultAfterEffects implements OutboxHandler {
 
     @Override
     public Set<String> eventTypes() {
-        return Set.of(PaymentOutcomes.ORDER_PAID);
+        return Set.of(OrderSettlement.ORDER_PAID);
     }
 
     @Override

@@ -5,7 +5,7 @@ import dev.onceguard.TestTokens;
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
 import dev.onceguard.outbox.OutboxRelay;
-import dev.onceguard.payment.PaymentOutcomes;
+import dev.onceguard.checkout.OrderSettlement;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -83,7 +83,7 @@ class OrderPaidEffectsTest {
         // What a relay leaves behind when it dies right after the license committed: a claimed event, its lease running.
         execute(db, "UPDATE outbox_events SET attempts = 1, next_attempt_at = now() + interval '60 seconds', "
                 + "claim_token = gen_random_uuid() WHERE id = ?", eventId);
-        OutboxEvent claimed = new OutboxEvent(eventId, PaymentOutcomes.ORDER_PAID, "order", orderId, null, 1, Instant.now());
+        OutboxEvent claimed = new OutboxEvent(eventId, OrderSettlement.ORDER_PAID, "order", orderId, null, 1, Instant.now());
         assertThat(QuarkusTransaction.requiringNew().call(() -> licenses.handle(claimed)))
                 .isEqualTo(OutboxHandler.Result.EXECUTED);
 

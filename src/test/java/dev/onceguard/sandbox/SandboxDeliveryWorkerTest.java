@@ -1,8 +1,6 @@
 package dev.onceguard.sandbox;
 
-import dev.onceguard.payment.provider.WebhookRejected;
-import dev.onceguard.payment.sandbox.SandboxWebhookSecret;
-import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
@@ -145,7 +143,7 @@ class SandboxDeliveryWorkerTest {
 
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(delivery.headers(), delivery.body(),
                 "whsec_b3RoZXItc2VjcmV0LW9mLWFub3RoZXItaW5zdGFsbA==", future))
-                .isInstanceOf(WebhookRejected.class);
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.onceguard.webhook;
 
 import dev.onceguard.Database;
-import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import dev.onceguard.payment.stripe.StripeEvents;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;

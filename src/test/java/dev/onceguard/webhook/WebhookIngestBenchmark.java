@@ -1,6 +1,6 @@
 package dev.onceguard.webhook;
 
-import dev.onceguard.payment.sandbox.StandardWebhooksSignature;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;

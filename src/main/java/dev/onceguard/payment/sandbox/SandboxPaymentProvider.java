@@ -1,5 +1,7 @@
 package dev.onceguard.payment.sandbox;
 
+import dev.onceguard.sandbox.SandboxWebhookSecret;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
@@ -10,6 +12,7 @@ import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.sandbox.SandboxCaller;
 import dev.onceguard.sandbox.SandboxConfig;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.annotation.PreDestroy;
@@ -20,6 +23,7 @@ import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -35,7 +39,7 @@ import java.util.function.Supplier;
  * the sandbox never made, a bug.
  */
 @ApplicationScoped
-public class SandboxPaymentProvider implements PaymentProvider {
+public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
 
     public static final String NAME = "sandbox";
     /** Metadata keys sent with every payment and echoed by the sandbox in its events, as Stripe does. */
@@ -60,6 +64,11 @@ public class SandboxPaymentProvider implements PaymentProvider {
     @Override
     public String name() {
         return NAME;
+    }
+
+    @Override
+    public Duration callTimeout() {
+        return payments.providerTimeout();
     }
 
     @Override
@@ -93,7 +102,11 @@ public class SandboxPaymentProvider implements PaymentProvider {
 
     @Override
     public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
-        StandardWebhooksSignature.verify(headers, body, secret.value(), Instant.now());
+        try {
+            StandardWebhooksSignature.verify(headers, body, secret.value(), Instant.now());
+        } catch (StandardWebhooksSignature.Rejected rejected) {
+            throw new WebhookRejected(rejected.getMessage());
+        }
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.onceguard.payment.sandbox;
 
+import dev.onceguard.sandbox.SandboxWebhookSecret;
+import dev.onceguard.platform.StandardWebhooksSignature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.payment.provider.CreatePayment;

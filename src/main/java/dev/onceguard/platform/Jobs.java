@@ -1,4 +1,4 @@
-package dev.onceguard.maintenance;
+package dev.onceguard.platform;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,5 +1,7 @@
-package dev.onceguard.checkout;
+package dev.onceguard.orderdetails;
 
+import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.OrderView;
 import dev.onceguard.fulfilment.FulfilmentView;
 import dev.onceguard.payment.Payment;
 

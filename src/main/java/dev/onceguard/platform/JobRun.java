@@ -1,5 +1,6 @@
-package dev.onceguard.maintenance;
+package dev.onceguard.platform;
 
+import dev.onceguard.platform.Jobs;
 import io.quarkus.hibernate.orm.panache.PanacheEntityBase;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;

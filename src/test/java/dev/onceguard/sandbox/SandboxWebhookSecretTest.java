@@ -1,5 +1,6 @@
-package dev.onceguard.payment.sandbox;
+package dev.onceguard.sandbox;
 
+import dev.onceguard.platform.StandardWebhooksSignature;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

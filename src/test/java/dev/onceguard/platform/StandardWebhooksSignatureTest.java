@@ -1,6 +1,5 @@
-package dev.onceguard.payment.sandbox;
+package dev.onceguard.platform;
 
-import dev.onceguard.payment.provider.WebhookRejected;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -8,9 +7,9 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 
-import static dev.onceguard.payment.sandbox.StandardWebhooksSignature.ID;
-import static dev.onceguard.payment.sandbox.StandardWebhooksSignature.SIGNATURE;
-import static dev.onceguard.payment.sandbox.StandardWebhooksSignature.TIMESTAMP;
+import static dev.onceguard.platform.StandardWebhooksSignature.ID;
+import static dev.onceguard.platform.StandardWebhooksSignature.SIGNATURE;
+import static dev.onceguard.platform.StandardWebhooksSignature.TIMESTAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -51,24 +50,24 @@ class StandardWebhooksSignatureTest {
         String forged = StandardWebhooksSignature.sign(SPEC_ID, SPEC_TIMESTAMP, SPEC_BODY, OTHER_SECRET);
 
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers(forged), SPEC_BODY, SPEC_SECRET, SIGNED_AT))
-                .isInstanceOf(WebhookRejected.class).hasMessage("no matching webhook-signature");
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class).hasMessage("no matching webhook-signature");
     }
 
     @Test
     void refusesAChangedBodyIdOrTimestamp() {
         byte[] otherBody = "{\"test\": 2432232315}".getBytes(StandardCharsets.UTF_8);
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers(SPEC_SIGNATURE), otherBody, SPEC_SECRET, SIGNED_AT))
-                .isInstanceOf(WebhookRejected.class);
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class);
 
         Map<String, String> otherId = headers(SPEC_SIGNATURE);
         otherId.put(ID, "msg_other");
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(otherId, SPEC_BODY, SPEC_SECRET, SIGNED_AT))
-                .isInstanceOf(WebhookRejected.class);
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class);
 
         Map<String, String> otherTimestamp = headers(SPEC_SIGNATURE);
         otherTimestamp.put(TIMESTAMP, Long.toString(SPEC_TIMESTAMP + 1));
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(otherTimestamp, SPEC_BODY, SPEC_SECRET, SIGNED_AT))
-                .isInstanceOf(WebhookRejected.class).hasMessage("no matching webhook-signature");
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class).hasMessage("no matching webhook-signature");
     }
 
     @Test
@@ -83,14 +82,14 @@ class StandardWebhooksSignatureTest {
     void refusesAnOldTimestamp() {
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers(SPEC_SIGNATURE), SPEC_BODY, SPEC_SECRET,
                 SIGNED_AT.plusSeconds(301)))
-                .isInstanceOf(WebhookRejected.class).hasMessageContaining("timestamp");
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class).hasMessageContaining("timestamp");
     }
 
     @Test
     void refusesATimestampInTheFuture() {
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers(SPEC_SIGNATURE), SPEC_BODY, SPEC_SECRET,
                 SIGNED_AT.minusSeconds(301)))
-                .isInstanceOf(WebhookRejected.class).hasMessageContaining("timestamp");
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class).hasMessageContaining("timestamp");
     }
 
     @Test
@@ -99,7 +98,7 @@ class StandardWebhooksSignatureTest {
         headers.put(TIMESTAMP, "2021-02-25T15:02:10Z");
 
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers, SPEC_BODY, SPEC_SECRET, SIGNED_AT))
-                .isInstanceOf(WebhookRejected.class).hasMessageContaining("timestamp");
+                .isInstanceOf(StandardWebhooksSignature.Rejected.class).hasMessageContaining("timestamp");
     }
 
     @Test
@@ -117,9 +116,9 @@ class StandardWebhooksSignatureTest {
         String unversioned = SPEC_SIGNATURE.substring("v1,".length());
 
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers("v2," + unversioned), SPEC_BODY, SPEC_SECRET,
-                SIGNED_AT)).isInstanceOf(WebhookRejected.class);
+                SIGNED_AT)).isInstanceOf(StandardWebhooksSignature.Rejected.class);
         assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers(unversioned), SPEC_BODY, SPEC_SECRET,
-                SIGNED_AT)).isInstanceOf(WebhookRejected.class);
+                SIGNED_AT)).isInstanceOf(StandardWebhooksSignature.Rejected.class);
     }
 
     @Test
@@ -128,7 +127,7 @@ class StandardWebhooksSignatureTest {
             Map<String, String> headers = headers(SPEC_SIGNATURE);
             headers.remove(name);
             assertThatThrownBy(() -> StandardWebhooksSignature.verify(headers, SPEC_BODY, SPEC_SECRET, SIGNED_AT))
-                    .isInstanceOf(WebhookRejected.class).hasMessage("missing " + name + " header");
+                    .isInstanceOf(StandardWebhooksSignature.Rejected.class).hasMessage("missing " + name + " header");
         }
     }
 

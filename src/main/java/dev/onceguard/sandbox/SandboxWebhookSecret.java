@@ -1,5 +1,6 @@
-package dev.onceguard.payment.sandbox;
+package dev.onceguard.sandbox;
 
+import dev.onceguard.platform.StandardWebhooksSignature;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;

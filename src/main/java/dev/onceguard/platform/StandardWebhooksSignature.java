@@ -1,6 +1,4 @@
-package dev.onceguard.payment.sandbox;
-
-import dev.onceguard.payment.provider.WebhookRejected;
+package dev.onceguard.platform;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -15,7 +13,8 @@ import java.util.Map;
 /**
  * The Standard Webhooks signature scheme (standardwebhooks.com): {@code webhook-signature: v1,<base64 HMAC-SHA256 of
  * "{webhook-id}.{webhook-timestamp}.{body}">}, keyed with the base64 part of a {@code whsec_…} secret. A header may
- * carry several space-separated signatures (during a secret rotation); one match is enough.
+ * carry several space-separated signatures (during a secret rotation); one match is enough. The sandbox signs with it
+ * and the sandbox adapter verifies with it, so it sits below both.
  */
 public final class StandardWebhooksSignature {
 
@@ -23,7 +22,7 @@ public final class StandardWebhooksSignature {
     public static final String TIMESTAMP = "webhook-timestamp";
     public static final String SIGNATURE = "webhook-signature";
     public static final Duration TOLERANCE = Duration.ofMinutes(5);
-    static final String SECRET_PREFIX = "whsec_";
+    public static final String SECRET_PREFIX = "whsec_";
     private static final String VERSION = "v1";
 
     private StandardWebhooksSignature() {
@@ -36,10 +35,10 @@ public final class StandardWebhooksSignature {
 
     /**
      * @param headers request headers, names in lower case
-     * @throws WebhookRejected when a header is missing, the timestamp is more than {@link #TOLERANCE} away from
+     * @throws Rejected when a header is missing, the timestamp is more than {@link #TOLERANCE} away from
      *                         {@code now}, or no signature matches
      */
-    public static void verify(Map<String, String> headers, byte[] body, String secret, Instant now) throws WebhookRejected {
+    public static void verify(Map<String, String> headers, byte[] body, String secret, Instant now) throws Rejected {
         String id = required(headers, ID);
         String timestamp = required(headers, TIMESTAMP);
         String signatures = required(headers, SIGNATURE);
@@ -47,10 +46,10 @@ public final class StandardWebhooksSignature {
         try {
             seconds = Long.parseLong(timestamp);
         } catch (NumberFormatException e) {
-            throw new WebhookRejected("webhook-timestamp is not a number of seconds");
+            throw new Rejected("webhook-timestamp is not a number of seconds");
         }
         if (Math.abs(now.getEpochSecond() - seconds) > TOLERANCE.toSeconds()) {
-            throw new WebhookRejected("webhook-timestamp is more than " + TOLERANCE.toMinutes() + " minutes away");
+            throw new Rejected("webhook-timestamp is more than " + TOLERANCE.toMinutes() + " minutes away");
         }
         byte[] expected = Base64.getEncoder().encode(hmac(id, seconds, body, key(secret)));
         for (String candidate : signatures.split(" ")) {
@@ -60,7 +59,7 @@ public final class StandardWebhooksSignature {
                 return;
             }
         }
-        throw new WebhookRejected("no matching webhook-signature");
+        throw new Rejected("no matching webhook-signature");
     }
 
     /** @return whether {@code secret} has the {@code whsec_<base64>} form */
@@ -72,10 +71,10 @@ public final class StandardWebhooksSignature {
         }
     }
 
-    private static String required(Map<String, String> headers, String name) throws WebhookRejected {
+    private static String required(Map<String, String> headers, String name) throws Rejected {
         String value = headers.get(name);
         if (value == null || value.isBlank()) {
-            throw new WebhookRejected("missing " + name + " header");
+            throw new Rejected("missing " + name + " header");
         }
         return value.strip();
     }
@@ -95,6 +94,14 @@ public final class StandardWebhooksSignature {
             return mac.doFinal(body);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("every JVM has HmacSHA256", e);
+        }
+    }
+
+    /** The delivery is not authentic or too old. Its message never contains the secret. */
+    public static class Rejected extends Exception {
+
+        public Rejected(String message) {
+            super(message);
         }
     }
 }

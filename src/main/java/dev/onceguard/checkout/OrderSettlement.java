@@ -1,0 +1,40 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.outbox.Outbox;
+import dev.onceguard.platform.Cause;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * The order's side of a successful payment: the order becomes PAID and {@link #ORDER_PAID} is announced in the
+ * caller's transaction, once; an order already past AWAITING_PAYMENT stays as it is and nothing is announced.
+ */
+@ApplicationScoped
+public class OrderSettlement {
+
+    /** Outbox event type whose effects fulfil the order. */
+    public static final String ORDER_PAID = "ORDER_PAID";
+
+    private final EntityManager em;
+    private final Outbox outbox;
+
+    public OrderSettlement(EntityManager em, Outbox outbox) {
+        this.em = em;
+        this.outbox = outbox;
+    }
+
+    /** @return whether the order became PAID by this call */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean markPaid(String orderId, String paymentId, String userId, Cause cause, Instant at) {
+        if (OrderStates.MACHINE.move(em, orderId, Order.Status.PAID, cause, at).isEmpty()) {
+            return false;
+        }
+        outbox.enqueue(ORDER_PAID, "order", orderId, Map.of("orderId", orderId, "paymentId", paymentId,
+                "userId", userId));
+        return true;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.onceguard.orderdetails;
+
+import dev.onceguard.checkout.Order;
+import dev.onceguard.platform.Caller;
+import dev.onceguard.platform.LogContext;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import io.quarkus.security.Authenticated;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+/**
+ * {@code GET /api/orders/{orderId}}. The order with its payments and the effects of its payment reads three
+ * capabilities, so it lives above all of them rather than in checkout, which payment and fulfilment build on.
+ */
+@Path("/api/orders/{orderId}")
+@Authenticated
+@Produces(MediaType.APPLICATION_JSON)
+public class OrderDetailsResource {
+
+    private final Caller caller;
+
+    public OrderDetailsResource(Caller caller) {
+        this.caller = caller;
+    }
+
+    @GET
+    public OrderDetailsView get(@PathParam("orderId") String orderId) {
+        LogContext.put(LogContext.ORDER_ID, orderId);
+        return Order.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
+                .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
+                        "You have no order with this id.")));
+    }
+}
