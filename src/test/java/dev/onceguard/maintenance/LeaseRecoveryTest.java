@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Fingerprint;
+import dev.onceguard.platform.JobRun;
+import dev.onceguard.platform.Jobs;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
