@@ -45,7 +45,7 @@ class DocumentationLinksTest {
         Files.writeString(root.resolve("README.md"), """
                 # Title
                 [ok](docs/api.md#the-api) [ok too](#title) [gone](docs/missing.md) [no heading](docs/api.md#nowhere)
-                [outside](../shared/docs/product.md) ![picture](ui/none.png) [web](https://example.com/x)
+                [outside](../outside-the-repository/notes.md) ![picture](ui/none.png) [web](https://example.com/x)
                 ```sh
                 [in a code block](not-checked.md)
                 ```
@@ -64,7 +64,7 @@ class DocumentationLinksTest {
         assertThat(brokenLinks(root)).containsExactlyInAnyOrder(
                 "README.md -> docs/missing.md",
                 "README.md -> docs/api.md#nowhere",
-                "README.md -> ../shared/docs/product.md",
+                "README.md -> ../outside-the-repository/notes.md",
                 "README.md -> ui/none.png",
                 "bench/README.md -> ../docs/results.md");
     }
