@@ -3,7 +3,6 @@ package dev.onceguard.checkout;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentRequest;
-import dev.onceguard.idempotency.Operation;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -46,7 +45,7 @@ public class OrderResource {
     public Response create(@Context HttpServerRequest http, byte[] body) {
         String userId = caller.userId();
         String requestId = http.getHeader(RequestLimits.REQUEST_ID);
-        IdempotentRequest<CreateOrderRequest> request = idempotency.request(Operation.CREATE_ORDER, userId,
+        IdempotentRequest<CreateOrderRequest> request = idempotency.request("create-order", userId,
                 http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
         return idempotency.execute(request, order -> orders.create(userId, requestId, order)).toResponse();
     }

@@ -12,7 +12,7 @@ import dev.onceguard.console.OperationChain.Payment;
 import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
 import dev.onceguard.console.OperationChain.WebhookEvent;
-import dev.onceguard.idempotency.Operation;
+import dev.onceguard.payment.PaymentService;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Problem;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -188,7 +188,7 @@ public class OperationChains {
     /** A payment operation's story; null for other operations, or before the payment exists. */
     private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions, int charges,
                                  Instant now) {
-        if (!Operation.CREATE_PAYMENT.wireName().equals(record.operation()) || !"payment".equals(record.resourceType())) {
+        if (!PaymentService.OPERATION.equals(record.operation()) || !"payment".equals(record.resourceType())) {
             return null;
         }
         Optional<Payment> payment = payments.stream().filter(p -> p.paymentId().equals(record.resourceId())).findFirst();

@@ -1,8 +1,7 @@
 package dev.onceguard.console;
 
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.IdempotentResponse;
-import dev.onceguard.idempotency.Operation;
+import dev.onceguard.payment.PaymentService;
 import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
@@ -49,7 +48,7 @@ public class StuckOperations {
         }
 
         public boolean reconcilable() {
-            return !releasable() && Operation.CREATE_PAYMENT.wireName().equals(operation);
+            return !releasable() && PaymentService.OPERATION.equals(operation);
         }
     }
 
@@ -134,23 +133,27 @@ public class StuckOperations {
             return new ActionResult(AuditOutcome.REFUSED, AdminNotice.RECONCILE_NOT_NEEDED,
                     "recovery point started: no external call to reconcile");
         }
-        if (!Operation.CREATE_PAYMENT.wireName().equals(state.get().operation())) {
+        if (!PaymentService.OPERATION.equals(state.get().operation())) {
             return new ActionResult(AuditOutcome.REFUSED, AdminNotice.RECONCILE_NOT_POSSIBLE,
                     state.get().operation() + " at recovery point " + state.get().recoveryPoint() + " has no reconciliation");
         }
-        if (!(idempotency.resume(recordId, cause) instanceof Resumption.Resumed resumed)) {
-            return alreadyResolved(state(recordId));
-        }
-        IdempotentResponse response = resumed.response();
-        String paymentId = resumed.checkpoint().resourceId();
-        String paymentStatus = reads.one("SELECT status FROM payments WHERE payment_id = ?",
-                row -> row.getString(1), paymentId).orElse("missing");
-        if (response.stored().status() == 202) {
+        Resumption resumption = idempotency.resume(recordId, cause);
+        if (resumption instanceof Resumption.Paused paused) {
+            String paymentId = paused.resumedFrom().resourceId();
             return new ActionResult(AuditOutcome.DONE, AdminNotice.RECONCILED_STILL_UNKNOWN,
-                    "payment " + paymentId + " asked again with its provider key: still " + paymentStatus);
+                    "payment " + paymentId + " asked again with its provider key: still " + paymentStatus(paymentId));
         }
-        return new ActionResult(AuditOutcome.DONE, AdminNotice.RECONCILED,
-                "payment " + paymentId + " asked again with its provider key: " + paymentStatus + ", operation finished");
+        if (resumption instanceof Resumption.Finished finished) {
+            String paymentId = finished.resumedFrom().resourceId();
+            return new ActionResult(AuditOutcome.DONE, AdminNotice.RECONCILED, "payment " + paymentId
+                    + " asked again with its provider key: " + paymentStatus(paymentId) + ", operation finished");
+        }
+        return alreadyResolved(state(recordId));
+    }
+
+    private String paymentStatus(String paymentId) {
+        return reads.one("SELECT status FROM payments WHERE payment_id = ?", row -> row.getString(1), paymentId)
+                .orElse("missing");
     }
 
     private ActionResult alreadyResolved(Optional<State> state) {

@@ -43,6 +43,6 @@ public class FinishedRecords {
     }
 
     private static Scope scopeOf(IdempotentRequest<?> request) {
-        return new Scope(request.userId(), request.operation().wireName(), request.key().value());
+        return new Scope(request.userId(), request.operation(), request.key().value());
     }
 }

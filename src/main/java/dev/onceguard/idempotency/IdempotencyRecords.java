@@ -71,7 +71,7 @@ public class IdempotencyRecords {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement claim = connection.prepareStatement(CLAIM)) {
             claim.setString(1, request.userId());
-            claim.setString(2, request.operation().wireName());
+            claim.setString(2, request.operation());
             claim.setString(3, request.key().value());
             claim.setString(4, request.fingerprint());
             claim.setString(5, recoveryPoint);
@@ -118,62 +118,76 @@ public class IdempotencyRecords {
      */
     void completeClaimed(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
                          Instant expiresAt) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
-            complete.setString(1, status.name());
-            complete.setInt(2, response.status());
-            complete.setString(3, toJson(response.headers()));
-            complete.setBytes(4, response.body());
-            complete.setString(5, response.resourceType());
-            complete.setString(6, response.resourceId());
-            complete.setTimestamp(7, Timestamp.from(now));
-            complete.setTimestamp(8, Timestamp.from(expiresAt));
-            complete.setLong(9, recordId);
-            if (complete.executeUpdate() != 1) {
-                throw new IllegalStateException("record " + recordId + " vanished inside its own transaction");
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("completion failed", e);
+        if (update(COMPLETE, statement -> bindCompletion(statement, recordId, status, response, now, expiresAt)) != 1) {
+            throw new IllegalStateException("record " + recordId + " vanished inside its own transaction");
+        }
+    }
+
+    private void bindCompletion(PreparedStatement complete, long recordId, IdempotencyRecord.Status status,
+                                StoredResponse response, Instant now, Instant expiresAt) throws SQLException {
+        complete.setString(1, status.name());
+        complete.setInt(2, response.status());
+        complete.setString(3, toJson(response.headers()));
+        complete.setBytes(4, response.body());
+        complete.setString(5, response.resourceType());
+        complete.setString(6, response.resourceId());
+        complete.setTimestamp(7, Timestamp.from(now));
+        complete.setTimestamp(8, Timestamp.from(expiresAt));
+        complete.setLong(9, recordId);
+    }
+
+    /**
+     * Who applies a phase's result to a record: the caller holding its lease (the request, a retry or a job that took
+     * it over), or an outsider who holds none (a webhook that settled the operation's payment), which may change the
+     * record only while no live lease holds it, since a holder would overwrite the change with its own.
+     */
+    enum Applier {
+        LEASE_HOLDER(" AND status = 'PROCESSING'"),
+        OUTSIDER(" AND status = 'PROCESSING' AND lease_expires_at <= ?");
+
+        private final String condition;
+
+        Applier(String condition) {
+            this.condition = condition;
         }
     }
 
     /**
-     * Stores the final response on a record that other takers may race for: the row is locked by primary key, and
-     * completed only if still PROCESSING.
+     * Stores the final response on a record that others may race for, by primary key, only while it is PROCESSING
+     * (and, for an outsider, unheld); the UPDATE waits for a concurrent change of the row and checks again after it.
      *
-     * @return false when someone else finished it first
+     * @return false when the record was not changed: finished or gone, or, for an outsider, held
      */
-    boolean completeIfProcessing(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
-                                 Instant expiresAt) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement lock = connection.prepareStatement(
-                     "SELECT status FROM idempotency_records WHERE id = ? FOR UPDATE")) {
-            lock.setLong(1, recordId);
-            try (ResultSet row = lock.executeQuery()) {
-                if (!row.next() || !IdempotencyRecord.Status.PROCESSING.name().equals(row.getString(1))) {
-                    return false;
-                }
+    boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
+                     Instant expiresAt, Applier applier) {
+        return update(COMPLETE + applier.condition, statement -> {
+            bindCompletion(statement, recordId, status, response, now, expiresAt);
+            if (applier == Applier.OUTSIDER) {
+                statement.setTimestamp(10, Timestamp.from(now));
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException("completion failed", e);
-        }
-        completeClaimed(recordId, status, response, now, expiresAt);
-        return true;
+        }) == 1;
     }
 
-    /** Saves where a PROCESSING record's operation stands, and when its lease ends (null: unchanged). */
-    void saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt) {
-        update("""
+    /**
+     * Saves where a PROCESSING record's operation stands, and when its lease ends (null: unchanged).
+     *
+     * @return false when the record was not changed: finished or gone, or, for an outsider, held
+     */
+    boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant now, Applier applier) {
+        return update("""
                 UPDATE idempotency_records
                    SET recovery_point = ?, resource_type = ?, resource_id = ?,
                        lease_expires_at = COALESCE(?, lease_expires_at)
-                 WHERE id = ? AND status = 'PROCESSING'""", statement -> {
+                 WHERE id = ?""" + applier.condition, statement -> {
             statement.setString(1, checkpoint.recoveryPoint());
             statement.setString(2, checkpoint.resourceType());
             statement.setString(3, checkpoint.resourceId());
             statement.setTimestamp(4, leaseExpiresAt == null ? null : Timestamp.from(leaseExpiresAt));
             statement.setLong(5, recordId);
-        });
+            if (applier == Applier.OUTSIDER) {
+                statement.setTimestamp(6, Timestamp.from(now));
+            }
+        }) == 1;
     }
 
     /** A record taken over: its operation and where that operation stands. */
@@ -220,7 +234,7 @@ public class IdempotencyRecords {
                 VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""", statement -> {
             statement.setLong(1, recordId);
             statement.setString(2, request.userId());
-            statement.setString(3, request.operation().wireName());
+            statement.setString(3, request.operation());
             statement.setString(4, request.key().value());
             statement.setString(5, originalFingerprint);
             statement.setString(6, request.fingerprint());

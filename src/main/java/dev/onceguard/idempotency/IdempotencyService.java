@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -52,9 +53,17 @@ import java.util.function.UnaryOperator;
  * transaction of its own; any other failure rolls everything back and stores nothing, so the same key may be used
  * again.
  *
- * <p>An operation that calls out runs as a {@link PhasedOperation}: the claim commits with the operation's first
- * writes and a lease; the record stays PROCESSING until the outcome is known. A retry that finds it PROCESSING
- * with an expired lease takes it over with a conditional UPDATE and resumes from its {@link Checkpoint}.
+ * <p>An operation that calls out cannot run in one transaction, so it runs as a sequence of atomic phases. Each phase
+ * is a function the engine runs inside a transaction it opens and whose {@link PhaseResult} it applies to the record
+ * in that same transaction: nothing ({@link PhaseResult.NoOp}), a new recovery point ({@link PhaseResult.RecoveryPoint}:
+ * the checkpoint saved, the lease kept for the next phase or given up at once) or the final response
+ * ({@link PhaseResult.FinalResponse}: stored, and replayed to every retry). The first phase ({@link FirstPhase}) runs
+ * with the claim; every later one comes from the operation's registered {@link ResumableOperation}, which makes its
+ * outside call first, outside any transaction, and hands back the {@link AtomicPhase} that applies the answer. The
+ * engine goes on phase after phase while the lease is kept, and stops at the first that pauses or finishes. A retry
+ * that finds the record PROCESSING with an expired lease takes it over with a conditional UPDATE and goes on from its
+ * {@link Checkpoint} the same way, as do lease recovery, reconciliation and the console's admin actions
+ * ({@link #resume}).
  */
 @ApplicationScoped
 @Startup
@@ -72,8 +81,9 @@ public class IdempotencyService {
     private final ObjectMapper json;
     private final IdempotencyConfig config;
     private final HourlyActivity activity;
+    private final MeterRegistry registry;
     private final Instance<ResumableOperation> resumables;
-    private final Map<Operation, Map<Outcome, Counter>> requests = new EnumMap<>(Operation.class);
+    private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
     public IdempotencyService(IdempotencyRecords records, FinishedRecords finished, RequestLog requestLog,
                               JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
@@ -86,33 +96,27 @@ public class IdempotencyService {
         this.jsonRequests = jsonRequests;
         this.json = json;
         this.config = config;
-        for (Operation operation : Operation.values()) {
-            Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
-            for (Outcome outcome : Outcome.values()) {
-                byOutcome.put(outcome, Counter.builder("onceguard.idempotency.requests")
-                        .description("Idempotent requests by operation and outcome")
-                        .tag("operation", operation.wireName())
-                        .tag("outcome", outcome.label())
-                        .register(registry));
-            }
-            requests.put(operation, byOutcome);
-        }
+        this.registry = registry;
+        // the declared operations' counters are exported at zero from start-up, before their first request
+        config.operations().keySet().forEach(this::countersOf);
     }
 
     /**
      * Validates everything a request carries before anything runs: the key, the JSON body and its constraints.
      * A refusal here stores nothing. The body is kept on the record as sent.
+     *
+     * @param operation the operation's name, as its records, metrics and settings carry it ({@code create-order})
      */
-    public <T> IdempotentRequest<T> request(Operation operation, String userId, String keyHeader, String requestId,
+    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, String requestId,
                                             Map<String, String> pathParameters, byte[] body, Class<T> type) {
         return request(operation, userId, keyHeader, requestId, pathParameters, body, type, UnaryOperator.identity());
     }
 
     /**
-     * As {@link #request(Operation, String, String, String, Map, byte[], Class)}, with what the record may keep of
+     * As {@link #request(String, String, String, String, Map, byte[], Class)}, with what the record may keep of
      * the body: {@code forStorage} gets a copy of the parsed body and returns it as it may be stored.
      */
-    public <T> IdempotentRequest<T> request(Operation operation, String userId, String keyHeader, String requestId,
+    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, String requestId,
                                             Map<String, String> pathParameters, byte[] body, Class<T> type,
                                             UnaryOperator<JsonNode> forStorage) {
         try {
@@ -148,31 +152,62 @@ public class IdempotencyService {
         return answered(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
     }
 
-    /** Runs an operation that calls out: phase (a) with the claim, then phases (b) and (c) outside it. */
-    public <T> IdempotentResponse execute(IdempotentRequest<T> request, PhasedOperation<T> operation) {
+    /**
+     * Runs an operation that calls out: its first phase with the claim, then its registered
+     * {@link ResumableOperation}'s phases while the lease is kept.
+     *
+     * @param cause the request, as the state changes of the later phases name it
+     */
+    public <T> IdempotentResponse execute(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
+        ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
+                request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
         return answered(request, () -> {
-            Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, operation));
-            if (started instanceof Resume resume) {
-                IdempotentResponse response = operation.resume(resume.recordId(), resume.checkpoint());
-                return new Answered(new Answer(response, resume.recordId(), RequestLog.Outcome.EXECUTED));
+            Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase));
+            if (started instanceof AnsweredStart answeredStart) {
+                return answeredStart.attempt();
             }
-            return ((AnsweredStart) started).attempt();
+            Ran ran = (Ran) started;
+            Step step = ran.step() instanceof GoOn goOn
+                    ? goOn(ran.recordId(), request.operation(), goOn.checkpoint(), resumable, cause) : ran.step();
+            return new Answered(answerOf(step, ran.recordId(), request));
         });
     }
 
-    private sealed interface Started permits Resume, AnsweredStart {
+    /** What the claim's transaction of an operation that calls out came to. */
+    private sealed interface Started permits Ran, AnsweredStart {
     }
 
-    private record Resume(long recordId, Checkpoint checkpoint) implements Started {
+    /** The record is this request's (claimed or taken over), at {@code step}. */
+    private record Ran(long recordId, Step step) implements Started {
     }
 
     private record AnsweredStart(Attempt attempt) implements Started {
     }
 
+    /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
+    private sealed interface Step permits GoOn, Paused, Finished, Unchanged {
+    }
+
+    /** At a recovery point, the lease kept: the operation's next phase runs now. */
+    private record GoOn(Checkpoint checkpoint) implements Step {
+    }
+
+    /** At a recovery point, the lease given up; the caller is answered {@code answer}, which is not stored. */
+    private record Paused(Checkpoint checkpoint, StoredResponse answer) implements Step {
+    }
+
+    /** The record is finished: by this phase ({@code EXECUTED}) or, first, by someone else ({@code REPLAYED}). */
+    private record Finished(IdempotentResponse response) implements Step {
+    }
+
+    /** The phase changed nothing: the record, as read now, is still PROCESSING at the checkpoint it ran from. */
+    private record Unchanged(IdempotencyRecord record, Checkpoint checkpoint) implements Step {
+    }
+
     /** Answers from memory when this replica knows the finished record, else runs attempts until one answers. */
     private IdempotentResponse answered(IdempotentRequest<?> request, Supplier<Attempt> attempt) {
         LogContext.put(LogContext.USER_ID, request.userId());
-        LogContext.put(LogContext.OPERATION, request.operation().wireName());
+        LogContext.put(LogContext.OPERATION, request.operation());
         LogContext.put(LogContext.IDEMPOTENCY_KEY, request.key().value());
         Instant now = Timestamps.now();
         Answer answer = finished.find(request, now).map(record -> answerFromFinished(record, request, now))
@@ -212,21 +247,20 @@ public class IdempotencyService {
         Instant completedAt = Timestamps.now();
         records.completeClaimed(recordId.getAsLong(), IdempotencyRecord.Status.COMPLETED, result, completedAt,
                 completedAt.plus(retentionOf(request.operation())));
-        LOG.debugf("executed %s key=%s record=%d", request.operation().wireName(), request.key().value(),
-                recordId.getAsLong());
+        LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId.getAsLong());
         return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, result), recordId.getAsLong(),
                 RequestLog.Outcome.EXECUTED));
     }
 
-    private <T> Started claimAndStart(IdempotentRequest<T> request, PhasedOperation<T> operation) {
+    private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase) {
         Instant now = Timestamps.now();
         OptionalLong recordId = claimReleasingAbandoned(request, now);
         if (recordId.isEmpty()) {
             return takeOverOrAnswer(request, now);
         }
-        Checkpoint checkpoint = operation.start(request.body(), recordId.getAsLong());
-        records.saveCheckpoint(recordId.getAsLong(), checkpoint, null);
-        return new Resume(recordId.getAsLong(), checkpoint);
+        long claimed = recordId.getAsLong();
+        return new Ran(claimed, applied(claimed, request.operation(), new Checkpoint(STARTED, null, null),
+                firstPhase.run(request.body(), claimed)));
     }
 
     /** An existing record either answers the request, or, when its lease has expired, is taken over here. */
@@ -234,13 +268,93 @@ public class IdempotencyService {
         Optional<IdempotencyRecord> record = findRecord(request);
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint()) && !record.get().isFinished()
                 && !record.get().leaseExpiresAt().isAfter(now)) {
-            Optional<Checkpoint> checkpoint = takeOver(record.get().id());
-            if (checkpoint.isPresent()) {
-                return new Resume(record.get().id(), checkpoint.get());
+            Optional<IdempotencyRecords.TakenOver> taken = takeOver(record.get().id());
+            if (taken.isPresent()) {
+                return new Ran(record.get().id(), new GoOn(taken.get().checkpoint()));
             }
             record = records.findById(record.get().id());
         }
         return new AnsweredStart(record.<Attempt>map(r -> new Answered(answerFrom(r, request, now))).orElse(RECORD_VANISHED));
+    }
+
+    /**
+     * Runs the operation's phases from {@code checkpoint}, for a caller that holds the record under a lease, until one
+     * pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic phase
+     * it hands back, in a transaction of its own, and applies that phase's result there.
+     */
+    private Step goOn(long recordId, String operation, Checkpoint checkpoint, ResumableOperation resumable, Cause cause) {
+        Step step = new GoOn(checkpoint);
+        while (step instanceof GoOn next) {
+            AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
+            step = QuarkusTransaction.requiringNew().call(() ->
+                    applied(recordId, operation, next.checkpoint(), phase.run()));
+        }
+        return step;
+    }
+
+    /**
+     * Applies a phase's result for the caller that holds the record, in the phase's transaction, and says where the
+     * operation now stands. A record the result could not be applied to was finished by someone else meanwhile
+     * (a webhook that settled its payment): its stored answer is this caller's too.
+     */
+    private Step applied(long recordId, String operation, Checkpoint from, PhaseResult result) {
+        if (apply(recordId, operation, result, IdempotencyRecords.Applier.LEASE_HOLDER)) {
+            if (result instanceof PhaseResult.FinalResponse done) {
+                return new Finished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
+            }
+            if (result instanceof PhaseResult.RecoveryPoint point) {
+                return point.lease() == PhaseResult.Lease.KEEP ? new GoOn(point.checkpoint())
+                        : new Paused(point.checkpoint(), point.answer());
+            }
+        }
+        IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new IllegalStateException(
+                "record " + recordId + " of " + operation + " vanished while its holder ran it"));
+        return record.isFinished() ? new Finished(new IdempotentResponse(Outcome.REPLAYED, record.response()))
+                : new Unchanged(record, from);
+    }
+
+    /**
+     * The one place a phase's result reaches its record, inside the phase's transaction: a final response completes
+     * it by primary key if still PROCESSING, a recovery point saves its checkpoint (and, given up, ends the lease
+     * now), a no-op leaves it alone.
+     *
+     * @return whether the record took the result (a no-op always does)
+     */
+    private boolean apply(long recordId, String operation, PhaseResult result, IdempotencyRecords.Applier applier) {
+        Instant now = Timestamps.now();
+        if (result instanceof PhaseResult.FinalResponse done) {
+            return records.complete(recordId, done.status(), done.response(), now, now.plus(retentionOf(operation)),
+                    applier);
+        }
+        if (result instanceof PhaseResult.RecoveryPoint point) {
+            return records.saveCheckpoint(recordId, point.checkpoint(),
+                    point.lease() == PhaseResult.Lease.GIVE_UP ? now : null, now, applier);
+        }
+        return true;
+    }
+
+    /**
+     * Applies, inside the caller's transaction, a phase result that someone who holds no lease on the record has
+     * reached (a webhook that settled the operation's payment), only while no live lease holds the record: a holder
+     * goes on from the same facts and finishes it itself, so either way the record stores the same final answer.
+     * A record that is finished, gone or held stays as it is.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void applyUnheld(long recordId, String operation, PhaseResult result) {
+        apply(recordId, operation, result, IdempotencyRecords.Applier.OUTSIDER);
+    }
+
+    /** The caller's answer where the operation stands. */
+    private Answer answerOf(Step step, long recordId, IdempotentRequest<?> request) {
+        if (step instanceof Finished done) {
+            return new Answer(done.response(), recordId, done.response().outcome() == Outcome.REPLAYED
+                    ? RequestLog.Outcome.REPLAYED : RequestLog.Outcome.EXECUTED);
+        }
+        if (step instanceof Paused paused) {
+            return new Answer(new IdempotentResponse(Outcome.EXECUTED, paused.answer()), recordId,
+                    RequestLog.Outcome.EXECUTED);
+        }
+        return inProgress(((Unchanged) step).record(), Timestamps.now());
     }
 
     /**
@@ -273,7 +387,7 @@ public class IdempotencyService {
     }
 
     private Optional<IdempotencyRecord> findRecord(IdempotentRequest<?> request) {
-        return records.findByScope(request.userId(), request.operation().wireName(), request.key().value());
+        return records.findByScope(request.userId(), request.operation(), request.key().value());
     }
 
     private Attempt answerFromRecord(IdempotentRequest<?> request, Instant now) {
@@ -290,6 +404,10 @@ public class IdempotencyService {
         if (!record.fingerprint().equals(request.fingerprint())) {
             return conflict(record, request, now);
         }
+        return inProgress(record, now);
+    }
+
+    private Answer inProgress(IdempotencyRecord record, Instant now) {
         long seconds = Math.max(1, Duration.between(now, record.leaseExpiresAt()).toSeconds());
         return new Answer(refusal(Outcome.IN_PROGRESS, Problem.of(409, "OPERATION_IN_PROGRESS", "Operation in progress",
                 "The first request with this Idempotency-Key is still running. Retry later with the same key."),
@@ -307,7 +425,7 @@ public class IdempotencyService {
     private Answer conflict(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
         records.insertConflict(record.id(), request, record.fingerprint(), now);
         LOG.infof("idempotency key reused with another payload: operation=%s record=%d",
-                request.operation().wireName(), record.id());
+                request.operation(), record.id());
         return new Answer(refusal(Outcome.CONFLICT, Problem.of(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key reused",
                 "This Idempotency-Key was already used for a different request. Use a new key for a new request."),
                 Map.of()), record.id(), RequestLog.Outcome.CONFLICT);
@@ -330,37 +448,13 @@ public class IdempotencyService {
     }
 
     /**
-     * Stores the final response on a PROCESSING record, inside the caller's transaction (the one that also commits
-     * the operation's outcome).
-     *
-     * @return false when the record was no longer PROCESSING: someone else finished it first
-     */
-    @Transactional(Transactional.TxType.MANDATORY)
-    public boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response,
-                            Operation operation, Instant now) {
-        return records.completeIfProcessing(recordId, status, response, now, now.plus(retentionOf(operation)));
-    }
-
-    /**
-     * Leaves a record unfinished at a checkpoint and gives up its lease at once, so that the next retry or the
-     * recovery job may take it over without waiting.
-     */
-    @Transactional(Transactional.TxType.MANDATORY)
-    public void leaveUnfinished(long recordId, Checkpoint checkpoint) {
-        records.saveCheckpoint(recordId, checkpoint, Timestamps.now());
-    }
-
-    /**
      * Takes over a PROCESSING record whose lease has expired, with a conditional UPDATE so that of two takers
      * (a retry, the recovery job, another replica) exactly one wins.
      *
-     * @return the checkpoint to resume from, or empty when the lease is live, the record finished, or another won
+     * @return the operation and the checkpoint to go on from, or empty when the lease is live, the record finished,
+     * or another won
      */
-    Optional<Checkpoint> takeOver(long recordId) {
-        return takeOverWithOperation(recordId).map(IdempotencyRecords.TakenOver::checkpoint);
-    }
-
-    private Optional<IdempotencyRecords.TakenOver> takeOverWithOperation(long recordId) {
+    private Optional<IdempotencyRecords.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
         return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, now.plus(config.lease())));
     }
@@ -368,7 +462,8 @@ public class IdempotencyService {
     /**
      * The one way to finish a record whose process died or gave up its lease, for lease recovery, reconciliation and
      * the console's admin actions: a record abandoned at {@link #STARTED} is released; any other is taken over and
-     * resumed by its operation's registered {@link ResumableOperation}, from its checkpoint.
+     * its operation's registered {@link ResumableOperation} goes on from its checkpoint, phase after phase, until one
+     * finishes or pauses it.
      *
      * @param cause who resumes it (the job run or the admin action), recorded with the changes the operation makes
      */
@@ -376,28 +471,30 @@ public class IdempotencyService {
         if (QuarkusTransaction.requiringNew().call(() -> releaseIfAbandoned(recordId))) {
             return new Resumption.Released();
         }
-        Optional<IdempotencyRecords.TakenOver> taken = QuarkusTransaction.requiringNew().call(() ->
-                takeOverWithOperation(recordId));
+        Optional<IdempotencyRecords.TakenOver> taken = QuarkusTransaction.requiringNew().call(() -> takeOver(recordId));
         if (taken.isEmpty()) {
             return new Resumption.NotTaken();
         }
         String operation = taken.get().operation();
-        Checkpoint checkpoint = taken.get().checkpoint();
-        Optional<ResumableOperation> resumable = resumables.stream().filter(r -> r.operation().equals(operation))
-                .findFirst();
+        Checkpoint from = taken.get().checkpoint();
+        Optional<ResumableOperation> resumable = resumableOf(operation);
         if (resumable.isEmpty()) {
             LOG.warnf("record %d of %s is PROCESSING at recovery point %s, and %s registers no resume", recordId,
-                    operation, checkpoint.recoveryPoint(), operation);
-            return new Resumption.NoResume(operation, checkpoint.recoveryPoint());
+                    operation, from.recoveryPoint(), operation);
+            return new Resumption.NoResume(operation, from.recoveryPoint());
         }
-        return new Resumption.Resumed(checkpoint, resumable.get().resume(recordId, checkpoint, cause));
+        Step step = goOn(recordId, operation, from, resumable.get(), cause);
+        if (step instanceof Finished done) {
+            return new Resumption.Finished(from, done.response().stored());
+        }
+        if (step instanceof Paused paused) {
+            return new Resumption.Paused(from, paused.checkpoint());
+        }
+        return new Resumption.Paused(from, ((Unchanged) step).checkpoint());
     }
 
-    /** The stored answer of a finished record, for a caller that lost the race to finish it. */
-    public Optional<IdempotentResponse> replayOf(long recordId) {
-        return QuarkusTransaction.joiningExisting().call(() -> records.findById(recordId)
-                .filter(IdempotencyRecord::isFinished)
-                .map(record -> new IdempotentResponse(Outcome.REPLAYED, record.response())));
+    private Optional<ResumableOperation> resumableOf(String operation) {
+        return resumables.stream().filter(r -> r.name().equals(operation)).findFirst();
     }
 
     private IdempotentResponse refusal(Outcome outcome, Problem problem, Map<String, String> headers) {
@@ -419,13 +516,27 @@ public class IdempotencyService {
         return new StoredResponse(status, headers, toBytes(body), resourceType, resourceId);
     }
 
-    private Duration retentionOf(Operation operation) {
-        return config.retentionOf(operation.wireName());
+    private Duration retentionOf(String operation) {
+        return config.retentionOf(operation);
     }
 
-    private void count(Operation operation, Outcome outcome) {
-        requests.get(operation).get(outcome).increment();
+    private void count(String operation, Outcome outcome) {
+        countersOf(operation).get(outcome).increment();
         activity.record("requests." + outcome.label());
+    }
+
+    private Map<Outcome, Counter> countersOf(String operation) {
+        return requests.computeIfAbsent(operation, name -> {
+            Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
+            for (Outcome outcome : Outcome.values()) {
+                byOutcome.put(outcome, Counter.builder("onceguard.idempotency.requests")
+                        .description("Idempotent requests by operation and outcome")
+                        .tag("operation", name)
+                        .tag("outcome", outcome.label())
+                        .register(registry));
+            }
+            return byOutcome;
+        });
     }
 
     private byte[] toBytes(Object body) {

@@ -5,6 +5,6 @@ package dev.onceguard.idempotency;
  * business content, the request id that asked, the parsed body the operation works on, and the body as the record
  * keeps it (JSON, with whatever the operation must never store already replaced).
  */
-public record IdempotentRequest<T>(Operation operation, String userId, IdempotencyKey key, String fingerprint,
+public record IdempotentRequest<T>(String operation, String userId, IdempotencyKey key, String fingerprint,
                                    String requestId, T body, String storedBody) {
 }

@@ -3,19 +3,21 @@ package dev.onceguard.idempotency;
 import dev.onceguard.platform.Cause;
 
 /**
- * An operation's one way back into a record it left unfinished, registered by the operation itself (a bean of this
- * type). The engine calls it for every take-over of an expired lease: a retry with the same key, lease recovery,
- * reconciliation and the console's admin actions alike.
+ * An operation's one way on from a recovery point, registered by the operation itself (a bean of this type). The
+ * engine calls it whenever the record's holder goes on: the request that has just run the first phase, a retry that
+ * took over an expired lease, lease recovery, reconciliation and the console's admin actions alike.
  */
 public interface ResumableOperation {
 
     /** The name the operation's records carry ({@code create-payment}). */
-    String operation();
+    String name();
 
     /**
-     * Resumes from {@code checkpoint} a record the caller now holds under a fresh lease.
+     * Outside any transaction, for a record the caller holds under a lease: whatever the operation must do outside
+     * the database from {@code checkpoint} (the provider call), then the atomic phase that applies its answer, for
+     * the engine to run and apply.
      *
-     * @param cause who resumes it, recorded with every state change the resumption makes
+     * @param cause who goes on, recorded with every state change the phase makes
      */
-    IdempotentResponse resume(long recordId, Checkpoint checkpoint, Cause cause);
+    AtomicPhase resume(long recordId, Checkpoint checkpoint, Cause cause);
 }

@@ -3,8 +3,15 @@ package dev.onceguard.idempotency;
 /** What came of asking the engine to resume a record whose lease has expired. */
 public sealed interface Resumption {
 
-    /** The operation was resumed from its checkpoint and answered. */
-    record Resumed(Checkpoint checkpoint, IdempotentResponse response) implements Resumption {
+    /**
+     * The operation is finished: {@code response} is the final answer its record stores, reached by this resumption
+     * or, when someone else got there first, the one it had already stored.
+     */
+    record Finished(Checkpoint resumedFrom, StoredResponse response) implements Resumption {
+    }
+
+    /** The operation went on and stopped again at a recovery point, still unfinished (an outcome still unknown). */
+    record Paused(Checkpoint resumedFrom, Checkpoint pausedAt) implements Resumption {
     }
 
     /** It had made no external call and kept no work (recovery point {@code started}): deleted, the key is free. */

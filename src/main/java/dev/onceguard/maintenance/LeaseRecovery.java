@@ -22,7 +22,8 @@ import java.util.Map;
  * one resume entry point ({@link IdempotencyService#resume}), which releases one that never reached an external
  * call (its own writes were rolled back with the crash, or never made; the key may be used again) and has any other
  * taken over (of two replicas, one wins) and resumed by its operation from its recovery point: a payment repeats its
- * provider call with the same provider key, never a blind new one. Each record is resumed on its own: one whose
+ * provider call with the same provider key, never a blind new one. A record taken over counts as {@code reconciled}
+ * whether its operation finished or paused again at a recovery point. Each record is resumed on its own: one whose
  * resumption throws is logged, counted as {@code failed} in the run's counts and left for the next run, and the
  * others are still recovered.
  */
@@ -87,7 +88,7 @@ public class LeaseRecovery {
             }
             if (resumption instanceof Resumption.Released) {
                 releasedNow++;
-            } else if (resumption instanceof Resumption.Resumed) {
+            } else if (resumption instanceof Resumption.Finished || resumption instanceof Resumption.Paused) {
                 reconciledNow++;
             }
         }

@@ -1,6 +1,7 @@
 package dev.onceguard.orderdetails;
 
 import dev.onceguard.checkout.Order;
+import dev.onceguard.payment.PaymentRows;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
@@ -22,15 +23,17 @@ import jakarta.ws.rs.core.MediaType;
 public class OrderDetailsResource {
 
     private final Caller caller;
+    private final PaymentRows payments;
 
-    public OrderDetailsResource(Caller caller) {
+    public OrderDetailsResource(Caller caller, PaymentRows payments) {
         this.caller = caller;
+        this.payments = payments;
     }
 
     @GET
     public OrderDetailsView get(@PathParam("orderId") String orderId) {
         LogContext.put(LogContext.ORDER_ID, orderId);
-        return Order.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
+        return Order.findOwned(orderId, caller.userId()).map(order -> OrderDetailsView.of(order, payments.ofOrder(orderId)))
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
     }

@@ -14,10 +14,11 @@ public record OrderDetailsView(String orderId, String status, List<OrderView.Ite
     public record PaymentSummary(String paymentId, String status) {
     }
 
-    public static OrderDetailsView of(Order order) {
+    /** @param payments the order's payment attempts, oldest first */
+    public static OrderDetailsView of(Order order, List<Payment> payments) {
         OrderView view = OrderView.of(order);
         return new OrderDetailsView(view.orderId(), view.status(), view.items(), view.total(), view.currency(),
-                view.createdAt(), Payment.ofOrder(order.orderId).stream()
-                .map(p -> new PaymentSummary(p.paymentId, p.status.name())).toList(), FulfilmentView.of(order.orderId));
+                view.createdAt(), payments.stream().map(p -> new PaymentSummary(p.paymentId(), p.status().name())).toList(),
+                FulfilmentView.of(order.orderId));
     }
 }

@@ -3,7 +3,6 @@ package dev.onceguard.payment;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.Operation;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.RequestLimits;
 import io.quarkus.security.Authenticated;
@@ -42,7 +41,7 @@ public class OrderPaymentsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response pay(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
         LogContext.put(LogContext.ORDER_ID, orderId);
-        var request = idempotency.request(Operation.CREATE_PAYMENT, caller.userId(), http.getHeader(IdempotencyKey.HEADER),
+        var request = idempotency.request(PaymentService.OPERATION, caller.userId(), http.getHeader(IdempotencyKey.HEADER),
                 http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
                 CreatePaymentRequest::forStorage);
         return payments.pay(request, orderId).toResponse();

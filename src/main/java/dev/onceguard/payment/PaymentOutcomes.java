@@ -23,11 +23,14 @@ public class PaymentOutcomes {
     private static final Logger LOG = Logger.getLogger(PaymentOutcomes.class);
 
     private final EntityManager em;
+    private final PaymentRows rows;
     private final OrderSettlement settlement;
     private final Event<ProviderPaymentIdLearned> learned;
 
-    public PaymentOutcomes(EntityManager em, OrderSettlement settlement, Event<ProviderPaymentIdLearned> learned) {
+    public PaymentOutcomes(EntityManager em, PaymentRows rows, OrderSettlement settlement,
+                           Event<ProviderPaymentIdLearned> learned) {
         this.em = em;
+        this.rows = rows;
         this.settlement = settlement;
         this.learned = learned;
     }
@@ -42,11 +45,9 @@ public class PaymentOutcomes {
     @Transactional(Transactional.TxType.MANDATORY)
     public boolean apply(Payment payment, String providerPaymentId, ProviderStatus status, Cause cause) {
         Instant now = Timestamps.now();
-        if (providerPaymentId != null && payment.providerPaymentId == null
-                && Payment.update("providerPaymentId = ?1 where paymentId = ?2 and providerPaymentId is null",
-                providerPaymentId, payment.paymentId) == 1) {
-            payment.providerPaymentId = providerPaymentId;
-            learned.fire(new ProviderPaymentIdLearned(payment.paymentId, payment.provider, providerPaymentId));
+        if (providerPaymentId != null && payment.providerPaymentId() == null
+                && rows.learnProviderPaymentId(payment.paymentId(), providerPaymentId)) {
+            learned.fire(new ProviderPaymentIdLearned(payment.paymentId(), payment.provider(), providerPaymentId));
         }
         Payment.Status target = switch (status) {
             case PENDING -> Payment.Status.PENDING;
@@ -55,12 +56,12 @@ public class PaymentOutcomes {
             case FAILED -> Payment.Status.FAILED;
             case CANCELED -> Payment.Status.CANCELED;
         };
-        boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId, target, cause, now).isPresent();
+        boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId(), target, cause, now).isPresent();
         if (moved && target == Payment.Status.SUCCEEDED) {
-            settlement.markPaid(payment.orderId, payment.paymentId, payment.userId, cause, now);
+            settlement.markPaid(payment.orderId(), payment.paymentId(), payment.userId(), cause, now);
         }
         if (moved) {
-            LOG.infof("payment %s -> %s (%s) order=%s", payment.paymentId, target, cause, payment.orderId);
+            LOG.infof("payment %s -> %s (%s) order=%s", payment.paymentId(), target, cause, payment.orderId());
         }
         return moved;
     }
@@ -68,7 +69,7 @@ public class PaymentOutcomes {
     /** The provider's answer did not arrive: the attempt is UNKNOWN until the provider says otherwise. */
     @Transactional(Transactional.TxType.MANDATORY)
     public void markUnknown(Payment payment, Cause cause) {
-        PaymentStates.MACHINE.move(em, payment.paymentId, Payment.Status.UNKNOWN, cause, Timestamps.now());
+        PaymentStates.MACHINE.move(em, payment.paymentId(), Payment.Status.UNKNOWN, cause, Timestamps.now());
     }
 
 }

@@ -17,16 +17,18 @@ import jakarta.ws.rs.core.MediaType;
 public class PaymentResource {
 
     private final Caller caller;
+    private final PaymentRows rows;
 
-    public PaymentResource(Caller caller) {
+    public PaymentResource(Caller caller, PaymentRows rows) {
         this.caller = caller;
+        this.rows = rows;
     }
 
     @GET
     @Path("/{paymentId}")
     public PaymentView get(@PathParam("paymentId") String paymentId) {
         LogContext.put(LogContext.PAYMENT_ID, paymentId);
-        return Payment.findOwned(paymentId, caller.userId()).map(PaymentView::of)
+        return rows.findOwned(paymentId, caller.userId()).map(PaymentView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "PAYMENT_NOT_FOUND", "Payment not found",
                         "You have no payment with this id.")));
     }

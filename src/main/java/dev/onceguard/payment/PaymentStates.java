@@ -30,6 +30,14 @@ public final class PaymentStates {
                     FAILED, Set.of(),
                     CANCELED, Set.of()));
 
+    /**
+     * Whether the provider's word on the attempt is still awaited: the call was not made or not answered
+     * (CREATED, UNKNOWN), or the customer's challenge is still open (REQUIRES_ACTION).
+     */
+    static boolean waitsForProvider(Payment.Status status) {
+        return status == CREATED || status == UNKNOWN || status == REQUIRES_ACTION;
+    }
+
     private PaymentStates() {
     }
 }

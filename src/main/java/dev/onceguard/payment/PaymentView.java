@@ -18,9 +18,9 @@ public record PaymentView(String paymentId, String orderId, String status, Strin
                           @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode nextAction) {
 
     public static PaymentView of(Payment payment) {
-        return new PaymentView(payment.paymentId, payment.orderId, payment.status.name(),
-                payment.amount.setScale(2).toPlainString(), payment.currency, payment.providerPaymentId,
-                Timestamps.format(payment.createdAt), null, null);
+        return new PaymentView(payment.paymentId(), payment.orderId(), payment.status().name(),
+                payment.amount().setScale(2).toPlainString(), payment.currency(), payment.providerPaymentId(),
+                Timestamps.format(payment.createdAt()), null, null);
     }
 
     static PaymentView waitingForCustomer(Payment payment, CustomerAction action) {

@@ -12,7 +12,6 @@ import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -23,9 +22,11 @@ import java.util.Optional;
 /**
  * Resolves payment attempts whose outcome onceguard does not know, by asking the provider, never by a blind
  * new call: an UNKNOWN attempt's operation, or a CREATED one whose process died before it stored the provider's
- * answer (its lease ran out), is taken over and resumed with the same provider key, which finishes its idempotency
- * record so the client's retry replays the final answer; a PENDING attempt that has been quiet for a while is looked
- * up by its provider payment id.
+ * answer (its lease ran out), is handed to the engine's resume entry point, which takes it over and has the payment go
+ * on from its recovery point with the same provider key: a final answer finishes the idempotency record, so the
+ * client's retry replays it; an answer still unknown pauses it again at {@code outcome_unknown} (counted as
+ * {@code stillUnknown}, among {@code resumed}). A PENDING attempt that has been quiet for a while is looked up by its
+ * provider payment id.
  */
 @ApplicationScoped
 public class Reconciliation {
@@ -46,19 +47,19 @@ public class Reconciliation {
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
-    private final EntityManager em;
+    private final PaymentRows rows;
     private final Jobs jobs;
     private final Draining draining;
 
     public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
-                          PaymentOutcomes outcomes, PaymentsConfig config, EntityManager em, Jobs jobs,
+                          PaymentOutcomes outcomes, PaymentsConfig config, PaymentRows rows, Jobs jobs,
                           Draining draining) {
         this.draining = draining;
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
-        this.em = em;
+        this.rows = rows;
         this.jobs = jobs;
     }
 
@@ -78,7 +79,9 @@ public class Reconciliation {
         int resumed = 0;
         int stillUnknown = 0;
         int failed = 0;
-        for (Long recordId : operationsOfUnknownPayments()) {
+        List<Long> unknown = QuarkusTransaction.requiringNew().call(() ->
+                rows.operationsOfUnknownOutcomes(Timestamps.now(), BATCH));
+        for (Long recordId : unknown) {
             if (draining.inProgress()) {
                 break;
             }
@@ -91,11 +94,11 @@ public class Reconciliation {
                 failed++;
                 continue;
             }
-            if (resumption instanceof Resumption.Resumed done) {
+            if (resumption instanceof Resumption.Finished) {
                 resumed++;
-                if (done.response().stored().status() == 202) {
-                    stillUnknown++;
-                }
+            } else if (resumption instanceof Resumption.Paused) {
+                resumed++;
+                stillUnknown++;
             }
         }
         int checked = 0;
@@ -112,43 +115,22 @@ public class Reconciliation {
         return new Result(resumed, stillUnknown, failed, checked, resolved);
     }
 
-    @SuppressWarnings("unchecked")
-    private List<Long> operationsOfUnknownPayments() {
-        List<Number> ids = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery("""
-                        SELECT p.idempotency_record_id FROM payments p
-                         WHERE p.idempotency_record_id IS NOT NULL
-                           AND (p.status = 'UNKNOWN'
-                                OR (p.status = 'CREATED' AND EXISTS (
-                                    SELECT 1 FROM idempotency_records r
-                                     WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING'
-                                       AND r.lease_expires_at <= :now)))
-                         ORDER BY p.updated_at
-                         LIMIT :batch""")
-                .setParameter("now", Timestamps.now())
-                .setParameter("batch", BATCH)
-                .getResultList());
-        return ids.stream().map(Number::longValue).toList();
-    }
-
     private List<Payment> quietPendingPayments() {
         Instant quietSince = Timestamps.now().minus(config.pendingCheckAfter());
-        return QuarkusTransaction.requiringNew().call(() -> Payment.<Payment>find(
-                        "status = ?1 and providerPaymentId is not null and updatedAt <= ?2 order by updatedAt",
-                        Payment.Status.PENDING, quietSince)
-                .page(0, BATCH).list());
+        return QuarkusTransaction.requiringNew().call(() -> rows.quietPending(quietSince, BATCH));
     }
 
     private boolean checkPending(Payment payment, Cause cause) {
-        Optional<PaymentProvider> provider = providers.named(payment.provider);
+        Optional<PaymentProvider> provider = providers.named(payment.provider());
         if (provider.isEmpty()) {
             return false;
         }
         try {
-            ProviderPayment current = provider.get().retrieve(payment.providerPaymentId);
+            ProviderPayment current = provider.get().retrieve(payment.providerPaymentId());
             return QuarkusTransaction.requiringNew().call(() ->
                     outcomes.apply(payment, current.providerPaymentId(), current.status(), cause));
         } catch (ProviderOutcomeUnknown e) {
-            LOG.warnf("reconciliation could not reach %s for payment %s: %s", payment.provider, payment.paymentId,
+            LOG.warnf("reconciliation could not reach %s for payment %s: %s", payment.provider(), payment.paymentId(),
                     e.getMessage());
             return false;
         }

@@ -8,6 +8,7 @@ import dev.onceguard.platform.LogContext;
 import dev.onceguard.payment.Payment;
 import dev.onceguard.payment.PaymentOutcomes;
 import dev.onceguard.payment.PaymentProviders;
+import dev.onceguard.payment.PaymentRows;
 import dev.onceguard.payment.PaymentService;
 import dev.onceguard.payment.ProviderPaymentIdLearned;
 import dev.onceguard.payment.provider.PaymentProvider;
@@ -64,19 +65,21 @@ public class WebhookInbox {
     private final EntityManager em;
     private final PaymentOutcomes outcomes;
     private final PaymentService payments;
+    private final PaymentRows rows;
     private final PaymentProviders providers;
     private final WebhookMetrics metrics;
     private final Duration lockTimeout;
     private final ObjectMapper json;
 
-    public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentProviders providers,
-                        WebhookMetrics metrics,
+    public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentRows rows,
+                        PaymentProviders providers, WebhookMetrics metrics,
                         @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout,
                         ObjectMapper json) {
         this.em = em;
         this.json = json;
         this.outcomes = outcomes;
         this.payments = payments;
+        this.rows = rows;
         this.providers = providers;
         this.metrics = metrics;
         this.lockTimeout = lockTimeout;
@@ -283,18 +286,16 @@ public class WebhookInbox {
         Payment payment = match.get();
         Optional<String> mismatch = mismatch(payment, event);
         if (mismatch.isPresent()) {
-            LOG.warnf("webhook %s event %s rejected for payment %s: %s", provider, event.eventId(), payment.paymentId,
+            LOG.warnf("webhook %s event %s rejected for payment %s: %s", provider, event.eventId(), payment.paymentId(),
                     mismatch.get());
-            return new Decision(DeliveryOutcome.REJECTED, mismatch.get(), payment.paymentId);
+            return new Decision(DeliveryOutcome.REJECTED, mismatch.get(), payment.paymentId());
         }
         if (outcomes.apply(payment, event.providerPaymentId(), event.status(), cause)) {
-            payments.finishSettled(payment.paymentId);
-            return new Decision(DeliveryOutcome.PROCESSED, null, payment.paymentId);
+            payments.finishSettled(payment.paymentId());
+            return new Decision(DeliveryOutcome.PROCESSED, null, payment.paymentId());
         }
-        Object current = em.createNativeQuery("SELECT status FROM payments WHERE payment_id = :id")
-                .setParameter("id", payment.paymentId)
-                .getSingleResult();
-        return new Decision(DeliveryOutcome.IGNORED, "stale or repeated (payment is " + current + ")", payment.paymentId);
+        Payment.Status current = rows.get(payment.paymentId()).status();
+        return new Decision(DeliveryOutcome.IGNORED, "stale or repeated (payment is " + current + ")", payment.paymentId());
     }
 
     /**
@@ -304,21 +305,21 @@ public class WebhookInbox {
      */
     private Optional<Payment> match(String provider, ProviderEvent event) {
         if (event.providerPaymentId() != null) {
-            Optional<Payment> byProviderId = Payment.findByProviderPayment(provider, event.providerPaymentId());
+            Optional<Payment> byProviderId = rows.findByProviderPayment(provider, event.providerPaymentId());
             if (byProviderId.isPresent()) {
                 return byProviderId;
             }
         }
         if (event.providerIdempotencyKey() != null) {
-            Optional<Payment> byKey = Payment.findByProviderKey(provider, event.providerIdempotencyKey());
+            Optional<Payment> byKey = rows.findByProviderKey(provider, event.providerIdempotencyKey());
             if (byKey.isPresent()) {
                 return byKey;
             }
         }
         if (event.paymentId() != null) {
-            return Payment.<Payment>findByIdOptional(event.paymentId())
-                    .filter(p -> p.provider.equals(provider))
-                    .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId));
+            return rows.find(event.paymentId())
+                    .filter(p -> p.provider().equals(provider))
+                    .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId()));
         }
         return Optional.empty();
     }
@@ -326,17 +327,17 @@ public class WebhookInbox {
     /** Why the event cannot be about this payment, if it cannot. */
     private static Optional<String> mismatch(Payment payment, ProviderEvent event) {
         if (event.amount() == null || event.currency() == null) {
-            return Optional.of("the event carries no amount or currency; payment " + payment.paymentId + " is "
-                    + money(payment.amount, payment.currency));
+            return Optional.of("the event carries no amount or currency; payment " + payment.paymentId() + " is "
+                    + money(payment.amount(), payment.currency()));
         }
-        if (event.amount().compareTo(payment.amount) != 0 || !event.currency().equals(payment.currency)) {
+        if (event.amount().compareTo(payment.amount()) != 0 || !event.currency().equals(payment.currency())) {
             return Optional.of("amount mismatch: the event says " + money(event.amount(), event.currency())
-                    + ", payment " + payment.paymentId + " is " + money(payment.amount, payment.currency));
+                    + ", payment " + payment.paymentId() + " is " + money(payment.amount(), payment.currency()));
         }
-        if (payment.providerPaymentId != null && event.providerPaymentId() != null
-                && !payment.providerPaymentId.equals(event.providerPaymentId())) {
+        if (payment.providerPaymentId() != null && event.providerPaymentId() != null
+                && !payment.providerPaymentId().equals(event.providerPaymentId())) {
             return Optional.of("the event is about provider payment " + event.providerPaymentId() + ", payment "
-                    + payment.paymentId + " is " + payment.providerPaymentId);
+                    + payment.paymentId() + " is " + payment.providerPaymentId());
         }
         return Optional.empty();
     }
