@@ -18,7 +18,10 @@ public interface IdempotencyConfig {
     @WithDefault("30s")
     Duration lease();
 
-    /** Per-operation overrides, keyed by operation name ({@code create-order}, {@code create-payment}). */
+    /**
+     * Per-operation overrides, keyed by the name each operation gives itself ({@code create-order},
+     * {@code create-payment}); an operation named here has its request counters exported from start-up.
+     */
     Map<String, OperationConfig> operations();
 
     RequestLogConfig requestLog();
