@@ -1,6 +1,6 @@
 package dev.onceguard.orderdetails;
 
-import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
@@ -21,16 +21,18 @@ import jakarta.ws.rs.core.MediaType;
 @Produces(MediaType.APPLICATION_JSON)
 public class OrderDetailsResource {
 
+    private final OrderRows orders;
     private final Caller caller;
 
-    public OrderDetailsResource(Caller caller) {
+    public OrderDetailsResource(OrderRows orders, Caller caller) {
+        this.orders = orders;
         this.caller = caller;
     }
 
     @GET
     public OrderDetailsView get(@PathParam("orderId") String orderId) {
         LogContext.put(LogContext.ORDER_ID, orderId);
-        return Order.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
+        return orders.findOwned(orderId, caller.userId()).map(OrderDetailsView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
     }

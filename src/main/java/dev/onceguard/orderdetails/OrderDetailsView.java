@@ -17,7 +17,7 @@ public record OrderDetailsView(String orderId, String status, List<OrderView.Ite
     public static OrderDetailsView of(Order order) {
         OrderView view = OrderView.of(order);
         return new OrderDetailsView(view.orderId(), view.status(), view.items(), view.total(), view.currency(),
-                view.createdAt(), Payment.ofOrder(order.orderId).stream()
-                .map(p -> new PaymentSummary(p.paymentId, p.status.name())).toList(), FulfilmentView.of(order.orderId));
+                view.createdAt(), Payment.ofOrder(order.orderId()).stream()
+                .map(p -> new PaymentSummary(p.paymentId, p.status.name())).toList(), FulfilmentView.of(order.orderId()));
     }
 }

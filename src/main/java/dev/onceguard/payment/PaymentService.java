@@ -1,7 +1,7 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.platform.LogContext;
-import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyRecord;
@@ -25,7 +25,6 @@ import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
@@ -64,9 +63,11 @@ public class PaymentService implements ResumableOperation {
     private final PaymentOutcomes outcomes;
     private final EntityManager em;
     private final Ids ids;
+    private final OrderRows orders;
 
     public PaymentService(IdempotencyService idempotency, PaymentProviders providers, PaymentOutcomes outcomes,
-                          EntityManager em, Ids ids) {
+                          EntityManager em, Ids ids, OrderRows orders) {
+        this.orders = orders;
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
@@ -95,11 +96,9 @@ public class PaymentService implements ResumableOperation {
 
     /** Phase (a), inside the claim's transaction. */
     private Checkpoint createAttempt(String userId, String orderId, CreatePaymentRequest body, long recordId) {
-        Order order = Order.<Order>findByIdOptional(orderId, LockModeType.PESSIMISTIC_WRITE)
-                .filter(o -> o.userId.equals(userId))
-                .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
+        OrderRows.Payable order = orders.lockForPayment(orderId, userId).orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
-        switch (order.status) {
+        switch (order.status()) {
             case PAID, FULFILLED -> throw new BusinessRefusal(Problem.of(409, "ORDER_ALREADY_PAID",
                     "Order already paid", "Order " + orderId + " is already paid."));
             case CANCELED -> throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_PAYABLE", "Order not payable",
@@ -123,8 +122,8 @@ public class PaymentService implements ResumableOperation {
                 .setParameter("paymentId", paymentId)
                 .setParameter("orderId", orderId)
                 .setParameter("userId", userId)
-                .setParameter("amount", order.total)
-                .setParameter("currency", order.currency)
+                .setParameter("amount", order.total())
+                .setParameter("currency", order.currency())
                 .setParameter("provider", provider.name())
                 .setParameter("providerKey", "onceguard-" + paymentId)
                 .setParameter("token", body.paymentMethodToken())
