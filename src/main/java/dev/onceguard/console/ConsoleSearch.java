@@ -14,7 +14,8 @@ import static dev.onceguard.console.ConsoleReads.instant;
  * The console's search box: whatever id a customer or a colleague pastes, looked up as every kind of id the service
  * hands out or receives. An id is found when it is equal to the text, or, for a text of at least
  * {@value #PREFIX_LENGTH} characters, when it starts with it. Each kind reads at most {@value #PER_KIND} + 1 rows
- * through a {@code text_pattern_ops} index (migration V17), so a short, common prefix costs no more than a rare one.
+ * through an index on that column (text columns compare byte for byte, migration V19, so "starts with" is a range),
+ * so a short, common prefix costs no more than a rare one.
  */
 @ApplicationScoped
 public class ConsoleSearch {
@@ -22,7 +23,7 @@ public class ConsoleSearch {
     static final int PREFIX_LENGTH = 6;
     static final int PER_KIND = 10;
     static final int MAX_LENGTH = 255;
-    /** Above every character: {@code id ~<~ prefix || BEYOND} bounds the ids that start with the prefix. */
+    /** Above every character: {@code id < prefix || BEYOND} bounds the ids that start with the prefix. */
     private static final String BEYOND = new String(Character.toChars(Character.MAX_CODE_POINT));
 
     /** One thing found: what it is, its id, a line about it, and the page that tells its story. */
@@ -102,7 +103,7 @@ public class ConsoleSearch {
     private record Matching(String query, boolean prefix) {
 
         String on(String column) {
-            return (prefix ? "(" + column + " ~>=~ ? AND " + column + " ~<~ ?)" : column + " = ?") + "\n";
+            return (prefix ? "(" + column + " >= ? AND " + column + " < ?)" : column + " = ?") + "\n";
         }
 
         /** The parameters of {@link #on}, then {@code more}. */
@@ -133,7 +134,7 @@ public class ConsoleSearch {
                                (SELECT min(r.id) FROM idempotency_records r
                                  WHERE r.resource_type = 'order' AND r.resource_id = o.order_id) AS record_id
                           FROM orders o WHERE""" + " " + m.on("o.order_id") + """
-                         ORDER BY o.order_id USING ~<~ LIMIT ?""",
+                         ORDER BY o.order_id LIMIT ?""",
                 row -> new Match("Order", row.getString("order_id"), row.getString("status") + ", "
                         + row.getBigDecimal("total") + " " + row.getString("currency") + ", user " + row.getString("user_id"),
                         instant(row, "created_at"), recordOr(row.getObject("record_id"),
@@ -151,7 +152,7 @@ public class ConsoleSearch {
                         SELECT p.payment_id, p.order_id, p.user_id, p.status, p.amount, p.currency, p.provider,
                                p.provider_payment_id, p.provider_idempotency_key, p.created_at, p.idempotency_record_id
                           FROM payments p WHERE""" + " " + m.on("p." + column) + """
-                         ORDER BY p.""" + column + " USING ~<~ LIMIT ?",
+                         ORDER BY p.""" + column + " LIMIT ?",
                 row -> new Match(kind, row.getString(column), "payment " + row.getString("payment_id") + " at "
                         + row.getString("provider") + ", " + row.getString("status") + ", " + row.getBigDecimal("amount")
                         + " " + row.getString("currency") + ", order " + row.getString("order_id"),
@@ -166,15 +167,15 @@ public class ConsoleSearch {
                         SELECT request_id, record_id, min(at) AS at, string_agg(DISTINCT what, ', ') AS what FROM (
                             (SELECT request_id, id AS record_id, created_at AS at, 'first request' AS what
                                FROM idempotency_records WHERE""" + " " + m.on("request_id") + """
-                              ORDER BY request_id USING ~<~ LIMIT ?)
+                              ORDER BY request_id LIMIT ?)
                             UNION ALL
                             (SELECT request_id, record_id, received_at, lower(outcome)
                                FROM idempotency_request_log WHERE""" + " " + m.on("request_id") + """
-                              ORDER BY request_id USING ~<~ LIMIT ?)
+                              ORDER BY request_id LIMIT ?)
                             UNION ALL
                             (SELECT request_id, record_id, created_at, 'refused key reuse'
                                FROM idempotency_conflicts WHERE""" + " " + m.on("request_id") + """
-                              ORDER BY request_id USING ~<~ LIMIT ?)) found
+                              ORDER BY request_id LIMIT ?)) found
                          GROUP BY request_id, record_id
                          ORDER BY request_id, record_id
                          LIMIT ?""",
@@ -188,7 +189,7 @@ public class ConsoleSearch {
         return reads.list("""
                         SELECT id, idempotency_key, user_id, operation, status, created_at
                           FROM idempotency_records WHERE""" + " " + m.on("idempotency_key") + """
-                         ORDER BY idempotency_key USING ~<~ LIMIT ?""",
+                         ORDER BY idempotency_key LIMIT ?""",
                 row -> new Match("Idempotency key", row.getString("idempotency_key"),
                         row.getString("operation") + " of user " + row.getString("user_id") + ", " + row.getString("status"),
                         instant(row, "created_at"), ConsoleLinks.operation(row.getLong("id"))),
@@ -200,10 +201,10 @@ public class ConsoleSearch {
         return reads.list("""
                         SELECT user_id FROM (
                             (SELECT DISTINCT user_id FROM idempotency_records WHERE""" + " " + m.on("user_id") + """
-                              ORDER BY user_id USING ~<~ LIMIT ?)
+                              ORDER BY user_id LIMIT ?)
                             UNION
                             (SELECT DISTINCT user_id FROM orders WHERE""" + " " + m.on("user_id") + """
-                              ORDER BY user_id USING ~<~ LIMIT ?)) found
+                              ORDER BY user_id LIMIT ?)) found
                          ORDER BY user_id LIMIT ?""",
                 row -> new Match("User", row.getString("user_id"), "all operations and charges of this user", null,
                         ConsoleLinks.user(row.getString("user_id"))),
@@ -214,7 +215,7 @@ public class ConsoleSearch {
         return reads.list("""
                         SELECT id, provider, event_id, event_type, status, received_at
                           FROM webhook_inbox WHERE""" + " " + m.on("event_id") + """
-                         ORDER BY event_id USING ~<~ LIMIT ?""",
+                         ORDER BY event_id LIMIT ?""",
                 row -> new Match("Webhook event", row.getString("event_id"), row.getString("provider") + " "
                         + row.getString("event_type") + ", " + row.getString("status"), instant(row, "received_at"),
                         ConsoleLinks.webhookEvent(row.getLong("id"))),
