@@ -1,9 +1,11 @@
 -- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), in one
--- transaction, as the service sends them (the engine's from IdempotencyRecords, the order's from Hibernate):
+-- transaction, as the service sends them (the engine's from IdempotencyRecords, the order's from checkout.CatalogRows
+-- and checkout.OrderRows):
 --   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id (with the cart as sent)
---   2. catalog:  SELECT products WHERE product_id IN (...)
---   3. persist:  INSERT orders, 4. INSERT order_items (flushed before the native UPDATE)
---   5. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only)
+--   2. catalog:  SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN (...)
+--   3. persist:  WITH inserted AS (INSERT INTO orders ...) INSERT INTO order_items ... (one statement)
+--   4. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only)
+-- Not here: the request's request log row, which the service writes later in one batch per second.
 -- Differences, all server-side and cheap: timestamps are now() instead of bound values, and RETURNING
 -- also hands back the generated order id / request id / user id so that later statements can bind them.
 -- Note: pgbench substitutes ":name" everywhere (even inside string literals), so no ':' below is
@@ -23,12 +25,11 @@ ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
 RETURNING id AS rec_id, user_id, request_id,
     'ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0')
            || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14) AS order_id \gset
-SELECT p1_0.product_id, p1_0.currency, p1_0.kind, p1_0.name, p1_0.price, p1_0.stock
-  FROM products p1_0 WHERE p1_0.product_id IN ('p-184');
-INSERT INTO orders (created_at, currency, request_id, status, total, updated_at, user_id, order_id)
-VALUES (now(), 'RUB', :request_id, 'AWAITING_PAYMENT', 1500.00, now(), :user_id, :order_id);
-INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price)
-VALUES (:order_id, 0, 'p-184', 1, 1500.00);
+SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ('p-184');
+WITH inserted AS (
+    INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
+    VALUES (:order_id, :user_id, 'AWAITING_PAYMENT', 1500.00, 'RUB', :request_id, now(), now()))
+INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price) VALUES (:order_id, 0, 'p-184', 1, 1500.00);
 UPDATE idempotency_records
    SET status = 'COMPLETED', recovery_point = 'finished', lease_expires_at = NULL,
        response_status = 201,

@@ -1,7 +1,8 @@
 package dev.onceguard;
 
 import dev.onceguard.checkout.Order;
-import dev.onceguard.checkout.Product;
+import dev.onceguard.checkout.CatalogRows;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.outbox.OutboxRelay;
 import dev.onceguard.checkout.OrderSettlement;
@@ -16,8 +17,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -35,11 +36,15 @@ public class PaidOrders {
     private final Outbox outbox;
     private final OutboxRelay relay;
     private final Ids ids;
+    private final CatalogRows catalog;
+    private final OrderRows orders;
 
-    public PaidOrders(Outbox outbox, OutboxRelay relay, Ids ids) {
+    public PaidOrders(Outbox outbox, OutboxRelay relay, Ids ids, CatalogRows catalog, OrderRows orders) {
         this.outbox = outbox;
         this.relay = relay;
         this.ids = ids;
+        this.catalog = catalog;
+        this.orders = orders;
     }
 
     /** A PAID order of {@code productIds} (one unit each) and its ORDER_PAID event; returns the order id. */
@@ -108,23 +113,11 @@ public class PaidOrders {
         return orderId;
     }
 
-    private static void persistOrder(String orderId, String userId, String... productIds) {
-        Instant now = Timestamps.now();
-        Order order = new Order();
-        order.orderId = orderId;
-        order.userId = userId;
-        order.status = Order.Status.PAID;
-        order.currency = "RUB";
-        order.requestId = "test";
-        order.createdAt = now;
-        order.updatedAt = now;
-        BigDecimal total = BigDecimal.ZERO;
-        for (String productId : productIds) {
-            Product product = Product.findById(productId);
-            order.items.add(new Order.Line(productId, 1, product.price));
-            total = total.add(product.price);
-        }
-        order.total = total;
-        order.persist();
+    private void persistOrder(String orderId, String userId, String... productIds) {
+        Map<String, CatalogRows.CatalogPrice> prices = catalog.prices(List.of(productIds));
+        List<Order.Line> lines = Arrays.stream(productIds)
+                .map(productId -> new Order.Line(productId, 1, prices.get(productId).price())).toList();
+        BigDecimal total = lines.stream().map(Order.Line::unitPrice).reduce(BigDecimal.ZERO, BigDecimal::add);
+        orders.insert(orderId, userId, Order.Status.PAID, total, "RUB", "test", Timestamps.now(), lines);
     }
 }

@@ -26,10 +26,12 @@ public class CatalogLoader {
 
     private final CatalogConfig config;
     private final ObjectMapper json;
+    private final CatalogRows rows;
 
-    public CatalogLoader(CatalogConfig config, ObjectMapper json) {
+    public CatalogLoader(CatalogConfig config, ObjectMapper json, CatalogRows rows) {
         this.config = config;
         this.json = json;
+        this.rows = rows;
     }
 
     void onStart(@Observes StartupEvent start) {
@@ -42,13 +44,13 @@ public class CatalogLoader {
     /** Inserts or updates every product of {@code file}, or, when the file is not a valid catalog, none. */
     public void upsert(Path file) {
         List<CatalogFile.Entry> entries = CatalogFile.parse(file.toString(), read(file), json);
-        QuarkusTransaction.requiringNew().run(() -> entries.forEach(Product::upsert));
+        QuarkusTransaction.requiringNew().run(() -> entries.forEach(rows::upsert));
         LOG.infof("Catalog: %d products from %s", entries.size(), file);
     }
 
     void addDemoProducts() {
         List<CatalogFile.Entry> entries = CatalogFile.parse(DEMO_CATALOG, demoCatalog(), json);
-        QuarkusTransaction.requiringNew().run(() -> entries.forEach(Product::addIfAbsent));
+        QuarkusTransaction.requiringNew().run(() -> entries.forEach(rows::addIfAbsent));
         LOG.infof("Catalog: the %d demo products (onceguard.catalog.demo)", entries.size());
     }
 

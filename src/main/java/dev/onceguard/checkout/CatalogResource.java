@@ -1,6 +1,7 @@
 package dev.onceguard.checkout;
 
 import io.quarkus.security.Authenticated;
+import jakarta.transaction.Transactional;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -13,8 +14,15 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public class CatalogResource {
 
+    private final CatalogRows rows;
+
+    public CatalogResource(CatalogRows rows) {
+        this.rows = rows;
+    }
+
     @GET
+    @Transactional
     public List<ProductView> list() {
-        return Product.listInCatalogOrder().stream().map(ProductView::of).toList();
+        return rows.inCatalogOrder().stream().map(ProductView::of).toList();
     }
 }

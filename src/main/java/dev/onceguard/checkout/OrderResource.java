@@ -32,11 +32,13 @@ public class OrderResource {
 
     private final IdempotencyService idempotency;
     private final OrderService orders;
+    private final OrderRows rows;
     private final Caller caller;
 
-    public OrderResource(IdempotencyService idempotency, OrderService orders, Caller caller) {
+    public OrderResource(IdempotencyService idempotency, OrderService orders, OrderRows rows, Caller caller) {
         this.idempotency = idempotency;
         this.orders = orders;
+        this.rows = rows;
         this.caller = caller;
     }
 
@@ -56,7 +58,7 @@ public class OrderResource {
     @GET
     public OrderPage list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
         int size = pageSize(limit);
-        List<Order> page = Order.pageOf(caller.userId(), after, size + 1);
+        List<Order> page = rows.pageOf(caller.userId(), after, size + 1);
         boolean hasMore = page.size() > size;
         List<OrderView> data = page.stream().limit(size).map(OrderView::of).toList();
         return new OrderPage(data, hasMore, hasMore ? data.get(data.size() - 1).orderId() : null);

@@ -1,6 +1,6 @@
 package dev.onceguard.checkout;
 
-import dev.onceguard.checkout.NewOrderRows.CatalogPrice;
+import dev.onceguard.checkout.CatalogRows.CatalogPrice;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.IdempotencyService;
@@ -26,16 +26,18 @@ public class OrderService {
 
     private final IdempotencyService idempotency;
     private final Ids ids;
-    private final NewOrderRows rows;
+    private final CatalogRows catalogRows;
+    private final OrderRows orderRows;
 
-    public OrderService(IdempotencyService idempotency, Ids ids, NewOrderRows rows) {
+    public OrderService(IdempotencyService idempotency, Ids ids, CatalogRows catalogRows, OrderRows orderRows) {
         this.idempotency = idempotency;
         this.ids = ids;
-        this.rows = rows;
+        this.catalogRows = catalogRows;
+        this.orderRows = orderRows;
     }
 
     public StoredResponse create(String userId, String requestId, CreateOrderRequest request) {
-        Map<String, CatalogPrice> catalog = rows.prices(
+        Map<String, CatalogPrice> catalog = catalogRows.prices(
                 request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList());
         checkAgainstCatalog(request, catalog);
         reserveStock(request, catalog);
@@ -43,15 +45,15 @@ public class OrderService {
         Instant now = Timestamps.now();
         String orderId = ids.next("ord");
         LogContext.put(LogContext.ORDER_ID, orderId);
-        List<NewOrderRows.Line> lines = new ArrayList<>();
+        List<Order.Line> lines = new ArrayList<>();
         BigDecimal total = BigDecimal.ZERO;
         for (CreateOrderRequest.Item item : request.items()) {
             BigDecimal unitPrice = catalog.get(item.productId()).price();
-            lines.add(new NewOrderRows.Line(item.productId(), item.quantity(), unitPrice));
+            lines.add(new Order.Line(item.productId(), item.quantity(), unitPrice));
             total = total.add(unitPrice.multiply(BigDecimal.valueOf(item.quantity())));
         }
         Order.Status status = Order.Status.AWAITING_PAYMENT;
-        rows.insert(orderId, userId, status.name(), total, request.currency(), requestId, now, lines);
+        orderRows.insert(orderId, userId, status, total, request.currency(), requestId, now, lines);
 
         OrderView view = new OrderView(orderId, status.name(),
                 lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))
@@ -86,7 +88,7 @@ public class OrderService {
         Map<String, Integer> wanted = new TreeMap<>();
         request.items().forEach(item -> wanted.merge(item.productId(), item.quantity(), Integer::sum));
         wanted.forEach((productId, quantity) -> {
-            if (catalog.get(productId).limited() && !rows.reserve(productId, quantity)) {
+            if (catalog.get(productId).limited() && !catalogRows.reserve(productId, quantity)) {
                 throw new BusinessRefusal(Problem.of(409, "OUT_OF_STOCK", "Out of stock",
                         "Not enough stock of " + productId + " for " + quantity + " unit(s)."));
             }

@@ -15,9 +15,9 @@ public record OrderView(String orderId, String status, List<Item> items, String 
     }
 
     public static OrderView of(Order order) {
-        return new OrderView(order.orderId, order.status.name(),
-                order.items.stream().map(l -> new Item(l.productId, l.quantity, money(l.unitPrice))).toList(),
-                money(order.total), order.currency, Timestamps.format(order.createdAt));
+        return new OrderView(order.orderId(), order.status().name(),
+                order.items().stream().map(l -> new Item(l.productId(), l.quantity(), money(l.unitPrice()))).toList(),
+                money(order.total()), order.currency(), Timestamps.format(order.createdAt()));
     }
 
     static String money(BigDecimal amount) {

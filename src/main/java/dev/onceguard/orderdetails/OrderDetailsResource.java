@@ -1,6 +1,6 @@
 package dev.onceguard.orderdetails;
 
-import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.payment.PaymentRows;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.LogContext;
@@ -22,10 +22,12 @@ import jakarta.ws.rs.core.MediaType;
 @Produces(MediaType.APPLICATION_JSON)
 public class OrderDetailsResource {
 
+    private final OrderRows orders;
     private final Caller caller;
     private final PaymentRows payments;
 
-    public OrderDetailsResource(Caller caller, PaymentRows payments) {
+    public OrderDetailsResource(OrderRows orders, Caller caller, PaymentRows payments) {
+        this.orders = orders;
         this.caller = caller;
         this.payments = payments;
     }
@@ -33,7 +35,7 @@ public class OrderDetailsResource {
     @GET
     public OrderDetailsView get(@PathParam("orderId") String orderId) {
         LogContext.put(LogContext.ORDER_ID, orderId);
-        return Order.findOwned(orderId, caller.userId()).map(order -> OrderDetailsView.of(order, payments.ofOrder(orderId)))
+        return orders.findOwned(orderId, caller.userId()).map(order -> OrderDetailsView.of(order, payments.ofOrder(orderId)))
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
     }

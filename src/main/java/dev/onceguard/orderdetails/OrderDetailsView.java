@@ -19,6 +19,6 @@ public record OrderDetailsView(String orderId, String status, List<OrderView.Ite
         OrderView view = OrderView.of(order);
         return new OrderDetailsView(view.orderId(), view.status(), view.items(), view.total(), view.currency(),
                 view.createdAt(), payments.stream().map(p -> new PaymentSummary(p.paymentId(), p.status().name())).toList(),
-                FulfilmentView.of(order.orderId));
+                FulfilmentView.of(order.orderId()));
     }
 }

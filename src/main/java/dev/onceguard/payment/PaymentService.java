@@ -1,7 +1,7 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.platform.LogContext;
-import dev.onceguard.checkout.Order;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.idempotency.AtomicPhase;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.Checkpoint;
@@ -23,7 +23,6 @@ import dev.onceguard.platform.ProblemException;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.LockModeType;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
@@ -66,9 +65,11 @@ public class PaymentService implements ResumableOperation {
     private final PaymentOutcomes outcomes;
     private final PaymentRows rows;
     private final Ids ids;
+    private final OrderRows orders;
 
     public PaymentService(IdempotencyService idempotency, PaymentProviders providers, PaymentOutcomes outcomes,
-                          PaymentRows rows, Ids ids) {
+                          PaymentRows rows, Ids ids, OrderRows orders) {
+        this.orders = orders;
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
@@ -88,11 +89,10 @@ public class PaymentService implements ResumableOperation {
 
     /** Phase (a), inside the claim's transaction. */
     private PhaseResult createAttempt(String userId, String orderId, CreatePaymentRequest body, long recordId) {
-        Order order = Order.<Order>findByIdOptional(orderId, LockModeType.PESSIMISTIC_WRITE)
-                .filter(o -> o.userId.equals(userId))
-                .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
+        OrderRows.Payable order = orders.lockForPayment(orderId, userId).orElseThrow(() -> new ProblemException(
+                Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
-        switch (order.status) {
+        switch (order.status()) {
             case PAID, FULFILLED -> throw new BusinessRefusal(Problem.of(409, "ORDER_ALREADY_PAID",
                     "Order already paid", "Order " + orderId + " is already paid."));
             case CANCELED -> throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_PAYABLE", "Order not payable",
@@ -106,7 +106,7 @@ public class PaymentService implements ResumableOperation {
 
         String paymentId = ids.next("pay");
         LogContext.put(LogContext.PAYMENT_ID, paymentId);
-        if (!rows.insert(new PaymentRows.NewAttempt(paymentId, orderId, userId, order.total, order.currency,
+        if (!rows.insert(new PaymentRows.NewAttempt(paymentId, orderId, userId, order.total(), order.currency(),
                 provider.name(), "onceguard-" + paymentId, body.paymentMethodToken(), recordId), Timestamps.now())) {
             throw new BusinessRefusal(Problem.of(409, "PAYMENT_ATTEMPT_UNRESOLVED", "Payment attempt unresolved",
                     "Another payment attempt of order " + orderId + " is still pending or unknown; "
