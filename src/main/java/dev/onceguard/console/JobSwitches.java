@@ -79,4 +79,9 @@ public class JobSwitches {
         return warnings().stream()
                 .filter(w -> w.job().equals(Jobs.LEASE_RECOVERY) || w.job().equals(Jobs.RECONCILIATION)).toList();
     }
+
+    /** The same warnings, for the verdict and the payment story of an operation's page. */
+    public RecoveryJobs recoveryJobs() {
+        return new RecoveryJobs(recoveryWarnings());
+    }
 }

@@ -48,16 +48,15 @@ public class OperationChains {
     private final ConsoleReads reads;
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
-    private final RecoveryJobs jobs;
+    private final JobSwitches jobSwitches;
 
     public OperationChains(ConsoleReads reads, ObjectMapper json,
                            @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow,
-                           @ConfigProperty(name = "onceguard.jobs.lease-recovery.every") String leaseRecoveryEvery,
-                           @ConfigProperty(name = "onceguard.jobs.reconciliation.every") String reconciliationEvery) {
+                           JobSwitches jobSwitches) {
         this.reads = reads;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
-        this.jobs = new RecoveryJobs(!"off".equals(leaseRecoveryEvery), !"off".equals(reconciliationEvery));
+        this.jobSwitches = jobSwitches;
     }
 
     public Optional<OperationChain> load(long recordId) {
@@ -92,7 +91,8 @@ public class OperationChains {
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
-        PaymentStory story = storyOf(record, payments, transitions, charges, now);
+        RecoveryJobs jobs = jobSwitches.recoveryJobs();
+        PaymentStory story = storyOf(record, payments, transitions, charges, jobs, now);
         Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
                 record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
                 order == null ? 0 : 1,
@@ -187,7 +187,7 @@ public class OperationChains {
 
     /** A payment operation's story; null for other operations, or before the payment exists. */
     private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions, int charges,
-                                 Instant now) {
+                                 RecoveryJobs jobs, Instant now) {
         if (!Operation.CREATE_PAYMENT.wireName().equals(record.operation()) || !"payment".equals(record.resourceType())) {
             return null;
         }

@@ -54,7 +54,7 @@ public record Verdict(String tone, String headline, List<String> findings, List<
     /**
      * @param story how a payment operation really went (null for other operations); its headline, when something
      *              went wrong on the way, replaces the ordinary one, and its tone is never "ok"
-     * @param jobs  which recovery jobs run here, so that a stuck operation is promised only what will happen
+     * @param jobs  which recovery jobs are not at work, so that a stuck operation is promised only what will happen
      */
     public static Verdict of(Facts facts, PaymentStory story, RecoveryJobs jobs) {
         Tone tone = Tone.OK;

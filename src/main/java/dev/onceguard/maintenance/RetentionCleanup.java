@@ -20,13 +20,17 @@ import java.util.Map;
  * Deletes what has outlived its retention, in batches of one short transaction each and within a time budget per
  * run. Every batch picks its rows with {@code FOR UPDATE SKIP LOCKED}, so replicas running at the same moment
  * share the work instead of waiting on each other. Unfinished work is never selected: PROCESSING records, records
- * whose payment is not final, undelivered or dead outbox events, inbox events whose processing failed.
+ * whose payment is not final, undelivered or dead outbox events, inbox events whose processing failed (or is under
+ * way). Inbox events parked as PENDING_MATCH go only after their own, longer retention.
  */
 @ApplicationScoped
 @Startup
 public class RetentionCleanup {
 
-    /** One table's cleanup: a DELETE of at most {@code :batch} rows older than {@code :cutoff}. */
+    /**
+     * One kind of row's cleanup: a DELETE of at most {@code :batch} rows older than {@code :cutoff}. A table may have
+     * several (the inbox: decided events, parked events); its count is their sum.
+     */
     record Sweep(String table, Duration retention, String delete) {
     }
 
@@ -56,8 +60,13 @@ public class RetentionCleanup {
                              ORDER BY created_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
                 new Sweep("webhook_inbox", config.inbox(), """
                         DELETE FROM webhook_inbox WHERE id IN (
-                            SELECT id FROM webhook_inbox WHERE status IN ('PROCESSED', 'IGNORED') AND processed_at < :cutoff
+                            SELECT id FROM webhook_inbox
+                             WHERE status IN ('PROCESSED', 'IGNORED', 'REJECTED') AND processed_at < :cutoff
                              ORDER BY processed_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
+                new Sweep("webhook_inbox", config.inboxPendingMatch(), """
+                        DELETE FROM webhook_inbox WHERE id IN (
+                            SELECT id FROM webhook_inbox WHERE status = 'PENDING_MATCH' AND received_at < :cutoff
+                             ORDER BY received_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
                 new Sweep("outbox_events", config.outbox(), """
                         DELETE FROM outbox_events WHERE id IN (
                             SELECT id FROM outbox_events WHERE status = 'DONE' AND processed_at < :cutoff
@@ -67,8 +76,8 @@ public class RetentionCleanup {
                             SELECT id FROM job_runs WHERE started_at < :cutoff
                              ORDER BY started_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""));
         for (Sweep sweep : sweeps) {
-            deleted.put(sweep.table(), Counter.builder("onceguard.retention.deleted")
-                    .description("Rows deleted by retention cleanup").tag("table", sweep.table()).register(registry));
+            deleted.computeIfAbsent(sweep.table(), table -> Counter.builder("onceguard.retention.deleted")
+                    .description("Rows deleted by retention cleanup").tag("table", table).register(registry));
         }
     }
 
@@ -100,7 +109,7 @@ public class RetentionCleanup {
                 total += batch;
                 deleted.get(sweep.table()).increment(batch);
             } while (batch == config.batchSize() && Instant.now().isBefore(deadline));
-            counts.put(sweep.table(), total);
+            counts.merge(sweep.table(), total, Long::sum);
         }
         return counts;
     }

@@ -8,9 +8,17 @@ import java.time.Duration;
 @ConfigMapping(prefix = "onceguard.retention")
 public interface RetentionConfig {
 
-    /** Processed webhook events are kept this long. */
+    /** Processed, ignored and rejected webhook events are kept this long after they were decided. */
     @WithDefault("30d")
     Duration inbox();
+
+    /**
+     * Webhook events parked as PENDING_MATCH (no payment knows their provider payment id) are kept this long after
+     * they were received. Longer than {@link #inbox()}: a parked event is applied only if a payment still learns that
+     * id, and one that never matched is what support looks for when a charge reached the provider but no order.
+     */
+    @WithDefault("90d")
+    Duration inboxPendingMatch();
 
     /** Delivered outbox events are kept this long. */
     @WithDefault("7d")

@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.Jobs;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -16,6 +17,14 @@ class VerdictTest {
     private static Verdict.Facts completed(int replays, int conflicts, int orders, int charges, List<Verdict.SameCart> sameCart) {
         return new Verdict.Facts("COMPLETED", null, "finished", replays, 201, null, conflicts, orders, charges, 0, 0,
                 sameCart, WINDOW, NOW);
+    }
+
+    private static JobSwitches.Warning off(String job) {
+        return new JobSwitches.Warning(job, true, null, null, "what waits");
+    }
+
+    private static JobSwitches.Warning failed(String job, Instant at) {
+        return new JobSwitches.Warning(job, false, at, "IllegalStateException: boom", "what waits");
     }
 
     private static Verdict.SameCart other(long seconds) {
@@ -95,9 +104,11 @@ class VerdictTest {
         Verdict.Facts stuckStart = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "started", 0, null,
                 null, 0, 0, 0, 0, 0, List.of(), WINDOW, NOW);
 
-        String allOff = Verdict.of(stuckPayment, null, new RecoveryJobs(false, false)).headline();
-        String bothOn = Verdict.of(stuckPayment, null, new RecoveryJobs(true, true)).headline();
-        String startWithoutRecovery = Verdict.of(stuckStart, null, new RecoveryJobs(false, true)).headline();
+        String allOff = Verdict.of(stuckPayment, null,
+                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY), off(Jobs.RECONCILIATION)))).headline();
+        String bothOn = Verdict.of(stuckPayment, null, new RecoveryJobs(List.of())).headline();
+        String startWithoutRecovery = Verdict.of(stuckStart, null,
+                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY)))).headline();
 
         assertThat(allOff).doesNotContainIgnoringCase("lease recovery or").doesNotContain("reconciliation,")
                 .endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
@@ -107,6 +118,25 @@ class VerdictTest {
                 + "webhook or an admin's “send to reconciliation” finishes it, never with a second charge.");
         assertThat(startWithoutRecovery).endsWith("The next retry with the same key runs it again, or an admin releases "
                 + "it on the stuck page (lease recovery is switched off here).");
+    }
+
+    @Test
+    void aRecoveryJobWhoseLatestRunFailedIsNotPromised() {
+        Verdict.Facts stuckPayment = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
+                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW);
+        Verdict.Facts stuckStart = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "started", 0, null,
+                null, 0, 0, 0, 0, 0, List.of(), WINDOW, NOW);
+        RecoveryJobs jobs = new RecoveryJobs(List.of(failed(Jobs.LEASE_RECOVERY, NOW.minusSeconds(30)),
+                off(Jobs.RECONCILIATION)));
+
+        String payment = Verdict.of(stuckPayment, null, jobs).headline();
+        String start = Verdict.of(stuckStart, null, jobs).headline();
+
+        assertThat(payment).endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
+                + "reconciliation” finishes it (reconciliation is switched off here; lease recovery's latest run failed "
+                + "at 2026-11-30 11:59:30 UTC), never with a second charge.");
+        assertThat(start).endsWith("The next retry with the same key runs it again, or an admin releases it on the "
+                + "stuck page (lease recovery's latest run failed at 2026-11-30 11:59:30 UTC).");
     }
 
     @Test

@@ -86,6 +86,30 @@ class RetentionCleanupTest {
     }
 
     @Test
+    void rejectedInboxEventsGoAfterTheInboxRetentionAndParkedOnesAfterTheirLongerOne() {
+        String provider = "p-" + UUID.randomUUID();
+        execute(db, """
+                INSERT INTO webhook_inbox (provider, event_id, event_type, payload, status, reason, received_at,
+                    last_delivered_at, processed_at)
+                SELECT ?, event_id, 't', '{}', status, 'seed', now() - CAST(received AS interval),
+                       now() - CAST(received AS interval), now() - CAST(processed AS interval)
+                  FROM (VALUES ('rejected-old', 'REJECTED', '31 days', '31 days'),
+                               ('rejected-recent', 'REJECTED', '29 days', '29 days'),
+                               ('parked-old', 'PENDING_MATCH', '91 days', NULL),
+                               ('parked-recent', 'PENDING_MATCH', '89 days', NULL),
+                               ('received-old', 'RECEIVED', '200 days', NULL),
+                               ('failed-old', 'FAILED', '200 days', NULL)) AS seed(event_id, status, received, processed)""",
+                provider);
+
+        runUntilNothingLeft();
+
+        assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = ? AND event_id IN ('rejected-recent', "
+                + "'parked-recent', 'received-old', 'failed-old')", provider)).isEqualTo(4);
+        assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = ?", provider))
+                .as("the old rejected and the old parked event are gone").isEqualTo(4);
+    }
+
+    @Test
     void afterItsRecordIsGoneTheSameKeyStartsANewOperation() {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();

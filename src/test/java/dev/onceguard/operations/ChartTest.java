@@ -183,6 +183,38 @@ class ChartTest {
         }
     }
 
+    @Test
+    void aCatalogFromAConfigMapIsMountedReadOnlyAndNamedOnlyWhenGiven() {
+        Rendered bare = HelmChart.render(Map.of());
+        Rendered withCatalog = HelmChart.render(Map.of("catalog.existingConfigMap", "onceguard-catalog",
+                "catalog.key", "products.json"));
+        JsonNode pod = withCatalog.only("Deployment").at("/spec/template/spec");
+
+        assertThat(bare.env()).doesNotContainKey("ONCEGUARD_CATALOG_FILE");
+        assertThat(bare.only("Deployment").at("/spec/template/spec/volumes").findValuesAsText("name"))
+                .doesNotContain("catalog");
+        assertThat(withCatalog.env().get("ONCEGUARD_CATALOG_FILE").path("value").asText())
+                .isEqualTo("/etc/onceguard/catalog/products.json");
+        JsonNode volume = find(pod.path("volumes"), "name", "catalog");
+        assertThat(volume.at("/configMap/name").asText()).isEqualTo("onceguard-catalog");
+        assertThat(volume.at("/configMap/items/0/key").asText()).isEqualTo("products.json");
+        assertThat(volume.at("/configMap/items/0/path").asText()).isEqualTo("products.json");
+        JsonNode mount = find(withCatalog.container().path("volumeMounts"), "name", "catalog");
+        assertThat(mount.path("mountPath").asText()).isEqualTo("/etc/onceguard/catalog");
+        assertThat(mount.path("readOnly").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aPinnedStripeApiVersionReachesTheConfigMapOnlyWhenGiven() {
+        JsonNode bare = HelmChart.render(Map.of()).only("ConfigMap").path("data");
+        JsonNode pinned = HelmChart.render(Map.of("stripe.apiVersion", "2025-03-31.basil")).only("ConfigMap").path("data");
+
+        assertThat(fieldNames(bare)).doesNotContain("ONCEGUARD_STRIPE_API_VERSION");
+        assertThat(pinned.path("ONCEGUARD_STRIPE_API_VERSION").asText()).isEqualTo("2025-03-31.basil");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("stripe.apiVersion", "latest")))
+                .hasMessageContaining("apiVersion");
+    }
+
     @ParameterizedTest
     @CsvSource({"onceguard.webhooks.stripe.secret,whsec_abc", "onceguard.stripe.api-key,sk_live_abc",
             "onceguard.console.admin-password,hunter2"})
