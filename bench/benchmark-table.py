@@ -60,8 +60,27 @@ def cost(log):
         return
     for line in table.group(1).splitlines():
         label, rate, p50, p99, service, postgres = [x.strip() for x in line.strip("|").split("|")][:6]
+        latency = f", {p50} / {p99}" if p50 else ""
         row(f"CPU per request, {label}: service / PostgreSQL ms (req/s, p50 / p99)", "—",
-            f"{service or '—'} / {postgres} ({rate}, {p50} / {p99})")
+            f"{service or '—'} / {postgres} ({rate}{latency})")
+    conditions = [found.group(1) for found in (re.search(r"^machine: (.*)$", log, re.M), re.search(r"^JVM: (.*)$", log, re.M))
+                  if found]
+    if conditions:
+        row("CPU per request: machine, load average, JVM", "—", "; ".join(conditions))
+    targets = log.split("\nTargets:\n", 1)
+    if len(targets) < 2:
+        row("CPU per request targets", "the engine's targets (bench/README.md)", "no Targets block in cost.log", False)
+        rss = re.search(r"^service RSS after the run: (\d+) MB$", log, re.M)
+        if rss:
+            row("CPU per request: service RSS after the run", "< 400 MB", f"{rss.group(1)} MB", int(rss.group(1)) < 400)
+        return
+    for line in targets[1].splitlines():
+        if not line.startswith("- "):
+            break
+        found = re.match(r"- (.+?): (.+?): (.+) -> (PASS|FAIL)$", line)
+        if found:
+            signs = lambda text: text.replace(">=", "≥").replace("<=", "≤").replace(" x", " ×")
+            row(found.group(1), signs(found.group(2)), signs(found.group(3)), found.group(4) == "PASS")
 
 
 def tests(log):
@@ -127,7 +146,7 @@ def first_run(log):
 
 def main():
     folder = sys.argv[1]
-    asked = os.environ.get("ALL_ONLY", "orders cost tests first-run").split()
+    asked = os.environ.get("ALL_ONLY", "cost tests first-run").split()
     for name, parse in [("orders.log", orders), ("cost.log", cost), ("tests.log", tests), ("first-run.log", first_run)]:
         if name.replace(".log", "") not in asked:
             continue
