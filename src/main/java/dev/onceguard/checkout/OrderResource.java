@@ -47,7 +47,7 @@ public class OrderResource {
     public Response create(@Context HttpServerRequest http, byte[] body) {
         String userId = caller.userId();
         String requestId = http.getHeader(RequestLimits.REQUEST_ID);
-        IdempotentRequest<CreateOrderRequest> request = idempotency.request("create-order", userId,
+        IdempotentRequest<CreateOrderRequest> request = idempotency.request(OrderService.OPERATION, userId,
                 http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
         return idempotency.execute(request, order -> orders.create(userId, requestId, order)).toResponse();
     }

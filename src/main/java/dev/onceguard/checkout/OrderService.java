@@ -22,6 +22,8 @@ import java.util.TreeMap;
 @ApplicationScoped
 public class OrderService {
 
+    /** The name this operation's records carry, in the console and the metrics. */
+    public static final String OPERATION = "create-order";
     public static final String RESOURCE_TYPE = "order";
 
     private final IdempotencyService idempotency;

@@ -1,6 +1,7 @@
 package dev.onceguard.console;
 
 import dev.onceguard.idempotency.IdempotencyRecord;
+import dev.onceguard.checkout.OrderService;
 import dev.onceguard.payment.PaymentService;
 
 import java.time.Instant;
@@ -25,7 +26,7 @@ public record OperationFilter(String key, String user, String order, String stat
     public static final String PATH = "/console/operations";
     private static final List<String> STATUSES = Arrays.stream(IdempotencyRecord.Status.values()).map(Enum::name).toList();
     /** The operations whose records the console lists, by the names their records carry. */
-    private static final List<String> OPERATIONS = List.of("create-order", PaymentService.OPERATION);
+    private static final List<String> OPERATIONS = List.of(OrderService.OPERATION, PaymentService.OPERATION);
     private static final String TIME_HELP = "write it as 2026-11-30T05:41 (UTC) or as an ISO-8601 instant such as "
             + "2026-11-30T05:41:00Z";
 
