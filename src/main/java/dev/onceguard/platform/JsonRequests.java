@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -21,7 +24,7 @@ import java.util.List;
 
 /**
  * Reads a JSON request body strictly: malformed JSON, duplicate keys, unknown fields, wrong types
- * (no coercion of "1" to 1 or 1.5 to 1), strings PostgreSQL cannot store and constraint violations all become
+ * (no coercion of "1" to 1, 1.5 to 1, or 7 or true to a string), strings PostgreSQL cannot store and constraint violations all become
  * contract errors.
  * The parsed tree is kept beside the typed value because the idempotency fingerprint is computed from it.
  */
@@ -44,6 +47,10 @@ public class JsonRequests {
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .withCoercionConfig(LogicalType.Textual, text -> text
+                        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
                 .build();
     }
 

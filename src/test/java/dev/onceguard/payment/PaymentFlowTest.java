@@ -17,6 +17,8 @@ import java.util.concurrent.Future;
 
 import static dev.onceguard.Database.count;
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Paying for orders through the API and the built-in sandbox provider, over HTTP like any external provider. */
@@ -218,6 +220,13 @@ class PaymentFlowTest {
         given().header("Authorization", TestTokens.bearer(user))
                 .contentType("application/json").body("{\"paymentMethodToken\":\"tok_success\"}")
                 .post("/api/orders/" + orderId + "/payments").then().statusCode(400);
+        for (String notAString : List.of("7", "1.5", "true")) {
+            given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                    .contentType("application/json").body("{\"paymentMethodToken\":" + notAString + "}")
+                    .post("/api/orders/" + orderId + "/payments")
+                    .then().statusCode(400).body("code", equalTo("VALIDATION_FAILED"))
+                    .body("errors.field", hasItem("paymentMethodToken"));
+        }
 
         assertThat(count(db, "SELECT count(*) FROM payments WHERE order_id = ?", orderId)).isZero();
         assertThat(pay(orderId, key, "tok_success").statusCode()).isEqualTo(201);
