@@ -490,25 +490,11 @@ SELECT job, replica, started_at, started_at + duration, outcome, counts, error
                  GROUP BY 1) bursts) r
  ORDER BY started_at;
 
--- Hourly activity of the last 24 h, counted from the rows above, plus what leaves no row (400s, 409s, bad signatures).
+-- Hourly webhook activity of the last 24 h, counted from the inbox rows above (the console's webhook summary).
 INSERT INTO activity_hourly (hour, kind, count)
 SELECT hour, kind, sum(n)
-  FROM (SELECT date_trunc('hour', created_at) AS hour, 'requests.executed' AS kind, count(*) AS n
-          FROM idempotency_records WHERE created_at > :'anchor'::timestamptz - interval '24 hours' GROUP BY 1
-        UNION ALL
-        SELECT date_trunc('hour', created_at), 'requests.rejected', ceil(count(*) * 0.01)
-          FROM idempotency_records WHERE created_at > :'anchor'::timestamptz - interval '24 hours' GROUP BY 1
-        UNION ALL
-        SELECT date_trunc('hour', created_at), 'requests.in_progress', ceil(count(*) * 0.002)
-          FROM idempotency_records WHERE created_at > :'anchor'::timestamptz - interval '24 hours' GROUP BY 1
-        UNION ALL
-        SELECT date_trunc('hour', last_replayed_at), 'requests.replayed', sum(replay_count)
-          FROM idempotency_records WHERE last_replayed_at > :'anchor'::timestamptz - interval '24 hours' GROUP BY 1
-        UNION ALL
-        SELECT date_trunc('hour', created_at), 'requests.conflict', count(*)
-          FROM idempotency_conflicts WHERE created_at > :'anchor'::timestamptz - interval '24 hours' GROUP BY 1
-        UNION ALL
-        SELECT date_trunc('hour', received_at), 'webhooks.' || provider || '.' || lower(status), count(*)
+  FROM (SELECT date_trunc('hour', received_at) AS hour, 'webhooks.' || provider || '.' || lower(status) AS kind,
+               count(*) AS n
           FROM webhook_inbox WHERE received_at > :'anchor'::timestamptz - interval '24 hours' GROUP BY 1, 2
         UNION ALL
         SELECT date_trunc('hour', last_delivered_at), 'webhooks.' || provider || '.duplicate', sum(delivery_count - 1)

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.idempotency.IdempotentResponse.Outcome;
 import dev.onceguard.platform.Cause;
-import dev.onceguard.platform.HourlyActivity;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -80,19 +79,17 @@ public class IdempotencyService {
     private final JsonRequests jsonRequests;
     private final ObjectMapper json;
     private final IdempotencyConfig config;
-    private final HourlyActivity activity;
     private final MeterRegistry registry;
     private final Instance<ResumableOperation> resumables;
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
     public IdempotencyService(IdempotencyRecords records, FinishedRecords finished, RequestLog requestLog,
                               JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
-                              HourlyActivity activity, MeterRegistry registry, Instance<ResumableOperation> resumables) {
+                              MeterRegistry registry, Instance<ResumableOperation> resumables) {
         this.records = records;
         this.resumables = resumables;
         this.finished = finished;
         this.requestLog = requestLog;
-        this.activity = activity;
         this.jsonRequests = jsonRequests;
         this.json = json;
         this.config = config;
@@ -522,7 +519,6 @@ public class IdempotencyService {
 
     private void count(String operation, Outcome outcome) {
         countersOf(operation).get(outcome).increment();
-        activity.record("requests." + outcome.label());
     }
 
     private Map<Outcome, Counter> countersOf(String operation) {

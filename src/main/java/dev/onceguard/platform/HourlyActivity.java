@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts of request and delivery outcomes per hour, kept in {@code activity_hourly} for the console's charts.
+ * Counts of webhook delivery outcomes per hour (a rejected signature leaves no other row), kept in
+ * {@code activity_hourly} for the console's webhook summary.
  * Counting is in memory (no write on the request path); every replica adds what it counted to the table every
  * {@code onceguard.activity.flush-every}. A crash loses at most that interval's counts, never a result.
  * Rows older than {@link #KEPT_DAYS} days are dropped on the way.

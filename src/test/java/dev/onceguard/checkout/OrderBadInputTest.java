@@ -1,6 +1,7 @@
 package dev.onceguard.checkout;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.platform.HourlyActivity;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -38,6 +39,9 @@ class OrderBadInputTest {
 
     @Inject
     AgroalDataSource db;
+
+    @Inject
+    HourlyActivity activity;
 
     static Stream<Arguments> invalidBodies() {
         String item = "{\"productId\":\"p-184\",\"quantity\":1}";
@@ -97,6 +101,17 @@ class OrderBadInputTest {
             assertThat(refused.<List<String>>path("errors.field")).contains(field);
         }
         assertNothingStoredAndKeyStillUsable(user, key);
+    }
+
+    @Test
+    void aRefusedRequestLeavesNoCountInTheDatabase() {
+        activity.flush();
+        long countedBefore = count(db, "SELECT coalesce(sum(count), 0) FROM activity_hourly");
+
+        assertThat(createOrder(TestTokens.newUser(), UUID.randomUUID().toString(), "not json").statusCode()).isEqualTo(400);
+        activity.flush();
+
+        assertThat(count(db, "SELECT coalesce(sum(count), 0) FROM activity_hourly")).isEqualTo(countedBefore);
     }
 
     @Test
