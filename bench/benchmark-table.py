@@ -138,8 +138,9 @@ def first_run(log):
         median = float(found.group(2))
         row(f"{label}: best / median s", f"median < {target:g} s" if target else "—",
             f"{found.group(1)} / {found.group(2)}", median < target if target else None)
-    for line in re.findall(r"^\| ([^|]*(?:ready|orders)[^|]*) \| ([^|]+) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \|$",
-                           log, re.M):
+    # first-run.sh prints its memory table as it goes and again in its summary: each row once
+    for line in dict.fromkeys(re.findall(r"^\| ([^|]*(?:ready|orders)[^|]*) \| ([^|]+) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \|$",
+                                         log, re.M)):
         row(f"memory {line[0].strip()}: JVM RSS / PSS MiB, PostgreSQL RSS / PSS MiB", "—",
             f"{line[1].strip()} / {line[2].strip()}, {line[3].strip()} / {line[4].strip()}")
 

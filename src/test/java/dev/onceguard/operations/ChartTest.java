@@ -205,6 +205,19 @@ class ChartTest {
     }
 
     @Test
+    void jvmOptionsKeepTheImagesOwnAndAddTheChartsChoice() {
+        String byDefault = HelmChart.render(Map.of()).env().get("JAVA_OPTS_APPEND").path("value").asText();
+        String custom = HelmChart.render(Map.of("javaOpts", "-XX:+UseParallelGC")).env().get("JAVA_OPTS_APPEND")
+                .path("value").asText();
+        String none = HelmChart.render(Map.of("javaOpts", "")).env().get("JAVA_OPTS_APPEND").path("value").asText();
+
+        String imageOwn = "-Dquarkus.http.host=0.0.0.0 -Djava.util.logging.manager=org.jboss.logmanager.LogManager";
+        assertThat(byDefault).isEqualTo(imageOwn + " -XX:+UseSerialGC -XX:MaxRAMPercentage=25");
+        assertThat(custom).isEqualTo(imageOwn + " -XX:+UseParallelGC");
+        assertThat(none).isEqualTo(imageOwn);
+    }
+
+    @Test
     void aPinnedStripeApiVersionReachesTheConfigMapOnlyWhenGiven() {
         JsonNode bare = HelmChart.render(Map.of()).only("ConfigMap").path("data");
         JsonNode pinned = HelmChart.render(Map.of("stripe.apiVersion", "2025-03-31.basil")).only("ConfigMap").path("data");
