@@ -7,15 +7,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Plain JDBC on the connection of the caller's transaction, for the stores whose statements run on the request path:
  * no Hibernate session is opened, nothing is parsed or dirty-checked beyond the driver's own work. An {@link Instant}
- * is bound as a timestamp, a {@code String[]} as a text array (for {@code = ANY(?)}).
+ * is bound as a timestamptz, a {@code String[]} or {@code Long[]} as a text or bigint array (for {@code = ANY(?)}).
  */
 @ApplicationScoped
 public class SqlRows {
@@ -32,16 +33,27 @@ public class SqlRows {
     }
 
     public <T> List<T> list(String sql, Row<T> row, Object... parameters) {
+        return listWithin(0, sql, row, parameters);
+    }
+
+    /** As {@link #list}, failing when the database has not answered within {@code timeoutSeconds} (0: no limit). */
+    public <T> List<T> listWithin(int timeoutSeconds, String sql, Row<T> row, Object... parameters) {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement statement = prepared(connection, sql, parameters);
-             ResultSet rows = statement.executeQuery()) {
+             PreparedStatement statement = prepared(connection, sql, parameters)) {
+            statement.setQueryTimeout(timeoutSeconds);
+            return rows(statement, row);
+        } catch (SQLException e) {
+            throw new IllegalStateException("query failed (SQLState " + e.getSQLState() + "): " + firstLine(sql), e);
+        }
+    }
+
+    private static <T> List<T> rows(PreparedStatement statement, Row<T> row) throws SQLException {
+        try (ResultSet rows = statement.executeQuery()) {
             List<T> found = new ArrayList<>();
             while (rows.next()) {
                 found.add(row.read(rows));
             }
             return found;
-        } catch (SQLException e) {
-            throw new IllegalStateException("query failed: " + firstLine(sql), e);
         }
     }
 
@@ -51,12 +63,12 @@ public class SqlRows {
              PreparedStatement statement = prepared(connection, sql, parameters)) {
             return statement.executeUpdate();
         } catch (SQLException e) {
-            throw new IllegalStateException("statement failed: " + firstLine(sql), e);
+            throw new IllegalStateException("statement failed (SQLState " + e.getSQLState() + "): " + firstLine(sql), e);
         }
     }
 
     public static Instant instant(ResultSet row, String column) throws SQLException {
-        Timestamp at = row.getTimestamp(column);
+        OffsetDateTime at = row.getObject(column, OffsetDateTime.class);
         return at == null ? null : at.toInstant();
     }
 
@@ -66,9 +78,11 @@ public class SqlRows {
         for (int i = 0; i < parameters.length; i++) {
             Object value = parameters[i];
             if (value instanceof Instant at) {
-                statement.setTimestamp(i + 1, Timestamp.from(at));
+                statement.setObject(i + 1, at.atOffset(ZoneOffset.UTC));
             } else if (value instanceof String[] texts) {
                 statement.setArray(i + 1, connection.createArrayOf("text", texts));
+            } else if (value instanceof Long[] numbers) {
+                statement.setArray(i + 1, connection.createArrayOf("bigint", numbers));
             } else {
                 statement.setObject(i + 1, value);
             }
