@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Plain JDBC on the connection of the caller's transaction, for the stores whose statements run on the request path:
+ * Plain JDBC on the connection of the caller's transaction, for the request path's stores and the console's reads:
  * no Hibernate session is opened, nothing is parsed or dirty-checked beyond the driver's own work. An {@link Instant}
  * is bound as a timestamptz, a {@code String[]} or {@code Long[]} as a text or bigint array (for {@code = ANY(?)}).
  */
