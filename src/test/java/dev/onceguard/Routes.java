@@ -1,12 +1,11 @@
 package dev.onceguard;
 
-import jakarta.ws.rs.HttpMethod;
+import dev.onceguard.platform.AllowedMethods;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.QueryParam;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -59,7 +58,7 @@ public final class Routes {
         for (Class<?> type : resourceClasses()) {
             String base = type.getAnnotation(Path.class).value();
             for (Method method : type.getDeclaredMethods()) {
-                String verb = httpMethod(method);
+                String verb = AllowedMethods.httpMethod(method);
                 if (verb != null) {
                     Path sub = method.getAnnotation(Path.class);
                     routes.add(new Route(verb, join(base, sub == null ? "" : sub.value()), queryParameters(method)));
@@ -100,16 +99,6 @@ public final class Routes {
                 .filter(java.util.Objects::nonNull)
                 .map(QueryParam::value)
                 .toList();
-    }
-
-    private static String httpMethod(Method method) {
-        for (Annotation annotation : method.getAnnotations()) {
-            HttpMethod verb = annotation.annotationType().getAnnotation(HttpMethod.class);
-            if (verb != null) {
-                return verb.value();
-            }
-        }
-        return null;
     }
 
     private static String join(String base, String sub) {

@@ -73,7 +73,8 @@ public class AllowedMethods {
         return Pattern.compile(regex + "/?");
     }
 
-    private static String httpMethod(Method method) {
+    /** The HTTP method a resource method answers ({@code @GET}, {@code @POST}, …), or null for a sub-resource locator. */
+    public static String httpMethod(Method method) {
         for (Annotation annotation : method.getAnnotations()) {
             HttpMethod verb = annotation.annotationType().getAnnotation(HttpMethod.class);
             if (verb != null) {
