@@ -138,60 +138,63 @@ public class IdempotencyRecords {
 
     /**
      * Who applies a phase's result to a record: the caller holding its lease (the request, a retry or a job that took
-     * it over), or an outsider who holds none (a webhook that settled the operation's payment), which may change the
-     * record only while no live lease holds it, since a holder would overwrite the change with its own.
+     * it over), known by the lease it set, which a later taker replaces; or an outsider who holds none (a webhook that
+     * settled the operation's payment), which may change the record only while no live lease holds it, since a holder
+     * would overwrite the change with its own.
      */
-    enum Applier {
-        LEASE_HOLDER(" AND status = 'PROCESSING'"),
-        OUTSIDER(" AND status = 'PROCESSING' AND lease_expires_at <= ?");
+    record Applier(String condition, Instant lease) {
 
-        private final String condition;
+        /** The caller that claimed or took over the record and set its lease to {@code lease}. */
+        static Applier holderOf(Instant lease) {
+            return new Applier(" AND status = 'PROCESSING' AND lease_expires_at = ?", lease);
+        }
 
-        Applier(String condition) {
-            this.condition = condition;
+        /** Someone without a lease, at {@code now}. */
+        static Applier outsiderAt(Instant now) {
+            return new Applier(" AND status = 'PROCESSING' AND lease_expires_at <= ?", now);
         }
     }
 
     /**
      * Stores the final response on a record that others may race for, by primary key, only while it is PROCESSING
-     * (and, for an outsider, unheld); the UPDATE waits for a concurrent change of the row and checks again after it.
+     * and still the applier's (held by its lease; for an outsider, unheld); the UPDATE waits for a concurrent change of
+     * the row and checks again after it.
      *
-     * @return false when the record was not changed: finished or gone, or, for an outsider, held
+     * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
+     * held
      */
     boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
                      Instant expiresAt, Applier applier) {
-        return update(COMPLETE + applier.condition, statement -> {
+        return update(COMPLETE + applier.condition(), statement -> {
             bindCompletion(statement, recordId, status, response, now, expiresAt);
-            if (applier == Applier.OUTSIDER) {
-                statement.setTimestamp(10, Timestamp.from(now));
-            }
+            statement.setTimestamp(10, Timestamp.from(applier.lease()));
         }) == 1;
     }
 
     /**
-     * Saves where a PROCESSING record's operation stands, and when its lease ends (null: unchanged).
+     * Saves where a PROCESSING record's operation stands, and when its lease ends (null: unchanged), under the same
+     * condition as {@link #complete}.
      *
-     * @return false when the record was not changed: finished or gone, or, for an outsider, held
+     * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
+     * held
      */
-    boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant now, Applier applier) {
+    boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Applier applier) {
         return update("""
                 UPDATE idempotency_records
                    SET recovery_point = ?, resource_type = ?, resource_id = ?,
                        lease_expires_at = COALESCE(?, lease_expires_at)
-                 WHERE id = ?""" + applier.condition, statement -> {
+                 WHERE id = ?""" + applier.condition(), statement -> {
             statement.setString(1, checkpoint.recoveryPoint());
             statement.setString(2, checkpoint.resourceType());
             statement.setString(3, checkpoint.resourceId());
             statement.setTimestamp(4, leaseExpiresAt == null ? null : Timestamp.from(leaseExpiresAt));
             statement.setLong(5, recordId);
-            if (applier == Applier.OUTSIDER) {
-                statement.setTimestamp(6, Timestamp.from(now));
-            }
+            statement.setTimestamp(6, Timestamp.from(applier.lease()));
         }) == 1;
     }
 
-    /** A record taken over: its operation and where that operation stands. */
-    record TakenOver(String operation, Checkpoint checkpoint) {
+    /** A record taken over: its operation, where that operation stands, and the taker's lease. */
+    record TakenOver(String operation, Checkpoint checkpoint, Instant lease) {
     }
 
     /** Takes an expired lease: of two takers exactly one gets the checkpoint back. */
@@ -207,7 +210,7 @@ public class IdempotencyRecords {
             try (ResultSet row = take.executeQuery()) {
                 return row.next()
                         ? Optional.of(new TakenOver(row.getString(1),
-                                new Checkpoint(row.getString(2), row.getString(3), row.getString(4))))
+                                new Checkpoint(row.getString(2), row.getString(3), row.getString(4)), leaseExpiresAt))
                         : Optional.empty();
             }
         } catch (SQLException e) {
@@ -270,14 +273,15 @@ public class IdempotencyRecords {
 
     /**
      * Appends a batch of request log rows (those of records deleted meanwhile are skipped), adds the batch's replays
-     * to their records' counts, and keeps only the first and the last {@code keptPerEnd} rows of each record touched.
+     * to their records' counts, and keeps only the first and the last {@code keptPerEnd} rows of each record in
+     * {@code boundedRecordIds}.
      */
-    void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays, int keptPerEnd) {
+    void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays, long[] boundedRecordIds,
+                          int keptPerEnd) {
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement relaxed = connection.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
                 relaxed.execute();
             }
-            long[] recordIds = entries.stream().mapToLong(RequestLog.Entry::recordId).toArray();
             try (PreparedStatement append = connection.prepareStatement("""
                     INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
                     SELECT e.record_id, e.request_id, e.received_at, e.outcome, e.http_status
@@ -306,6 +310,9 @@ public class IdempotencyRecords {
                     count.executeUpdate();
                 }
             }
+            if (boundedRecordIds.length == 0) {
+                return;
+            }
             try (PreparedStatement prune = connection.prepareStatement("""
                     DELETE FROM idempotency_request_log l
                      USING (SELECT id
@@ -316,8 +323,7 @@ public class IdempotencyRecords {
                                      WHERE record_id = ANY(?)) ranked
                              WHERE from_first > ? AND from_last > ?) surplus
                      WHERE l.id = surplus.id""")) {
-                prune.setArray(1, array(connection, "bigint",
-                        Arrays.stream(recordIds).distinct().boxed().toArray()));
+                prune.setArray(1, array(connection, "bigint", Arrays.stream(boundedRecordIds).boxed().toArray()));
                 prune.setInt(2, keptPerEnd);
                 prune.setInt(3, keptPerEnd);
                 prune.executeUpdate();

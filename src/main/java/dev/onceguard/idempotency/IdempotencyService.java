@@ -62,7 +62,8 @@ import java.util.function.UnaryOperator;
  * engine goes on phase after phase while the lease is kept, and stops at the first that pauses or finishes. A retry
  * that finds the record PROCESSING with an expired lease takes it over with a conditional UPDATE and goes on from its
  * {@link Checkpoint} the same way, as do lease recovery, reconciliation and the console's admin actions
- * ({@link #resume}).
+ * ({@link #resume}). A holder is known by the lease it set: its phases' results reach the record only while that lease
+ * is still the record's, so a holder that worked past the end of its lease and was taken over changes nothing.
  */
 @ApplicationScoped
 @Startup
@@ -165,7 +166,8 @@ public class IdempotencyService {
             }
             Ran ran = (Ran) started;
             Step step = ran.step() instanceof GoOn goOn
-                    ? goOn(ran.recordId(), request.operation(), goOn.checkpoint(), resumable, cause) : ran.step();
+                    ? goOn(ran.recordId(), ran.lease(), request.operation(), goOn.checkpoint(), resumable, cause)
+                    : ran.step();
             return new Answered(answerOf(step, ran.recordId(), request));
         });
     }
@@ -174,15 +176,15 @@ public class IdempotencyService {
     private sealed interface Started permits Ran, AnsweredStart {
     }
 
-    /** The record is this request's (claimed or taken over), at {@code step}. */
-    private record Ran(long recordId, Step step) implements Started {
+    /** The record is this request's (claimed or taken over, under {@code lease}), at {@code step}. */
+    private record Ran(long recordId, Instant lease, Step step) implements Started {
     }
 
     private record AnsweredStart(Attempt attempt) implements Started {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
-    private sealed interface Step permits GoOn, Paused, Finished, Unchanged {
+    private sealed interface Step permits GoOn, Paused, Finished, Unchanged, Overtaken {
     }
 
     /** At a recovery point, the lease kept: the operation's next phase runs now. */
@@ -199,6 +201,13 @@ public class IdempotencyService {
 
     /** The phase changed nothing: the record, as read now, is still PROCESSING at the checkpoint it ran from. */
     private record Unchanged(IdempotencyRecord record, Checkpoint checkpoint) implements Step {
+    }
+
+    /**
+     * The caller's lease ran out while its phase ran and another taker holds the record now: the phase's result was
+     * not applied, the record is the new holder's to go on with.
+     */
+    private record Overtaken(IdempotencyRecord record) implements Step {
     }
 
     /** Answers from memory when this replica knows the finished record, else runs attempts until one answers. */
@@ -256,7 +265,8 @@ public class IdempotencyService {
             return takeOverOrAnswer(request, now);
         }
         long claimed = recordId.getAsLong();
-        return new Ran(claimed, applied(claimed, request.operation(), new Checkpoint(STARTED, null, null),
+        Instant lease = leaseFrom(now);
+        return new Ran(claimed, lease, applied(claimed, lease, request.operation(), new Checkpoint(STARTED, null, null),
                 firstPhase.run(request.body(), claimed)));
     }
 
@@ -267,7 +277,7 @@ public class IdempotencyService {
                 && !record.get().leaseExpiresAt().isAfter(now)) {
             Optional<IdempotencyRecords.TakenOver> taken = takeOver(record.get().id());
             if (taken.isPresent()) {
-                return new Ran(record.get().id(), new GoOn(taken.get().checkpoint()));
+                return new Ran(record.get().id(), taken.get().lease(), new GoOn(taken.get().checkpoint()));
             }
             record = records.findById(record.get().id());
         }
@@ -275,27 +285,30 @@ public class IdempotencyService {
     }
 
     /**
-     * Runs the operation's phases from {@code checkpoint}, for a caller that holds the record under a lease, until one
-     * pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic phase
-     * it hands back, in a transaction of its own, and applies that phase's result there.
+     * Runs the operation's phases from {@code checkpoint}, for a caller that holds the record under {@code lease},
+     * until one pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic
+     * phase it hands back, in a transaction of its own, and applies that phase's result there.
      */
-    private Step goOn(long recordId, String operation, Checkpoint checkpoint, ResumableOperation resumable, Cause cause) {
+    private Step goOn(long recordId, Instant lease, String operation, Checkpoint checkpoint,
+                      ResumableOperation resumable, Cause cause) {
         Step step = new GoOn(checkpoint);
         while (step instanceof GoOn next) {
             AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
             step = QuarkusTransaction.requiringNew().call(() ->
-                    applied(recordId, operation, next.checkpoint(), phase.run()));
+                    applied(recordId, lease, operation, next.checkpoint(), phase.run()));
         }
         return step;
     }
 
     /**
-     * Applies a phase's result for the caller that holds the record, in the phase's transaction, and says where the
-     * operation now stands. A record the result could not be applied to was finished by someone else meanwhile
-     * (a webhook that settled its payment): its stored answer is this caller's too.
+     * Applies a phase's result for the caller that holds the record under {@code lease}, in the phase's transaction,
+     * and says where the operation now stands. A record the result could not be applied to was finished by someone
+     * else meanwhile (a webhook that settled its payment), whose stored answer is this caller's too, or taken over
+     * after the caller's lease ran out.
      */
-    private Step applied(long recordId, String operation, Checkpoint from, PhaseResult result) {
-        if (apply(recordId, operation, result, IdempotencyRecords.Applier.LEASE_HOLDER)) {
+    private Step applied(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result) {
+        boolean applied = apply(recordId, operation, result, IdempotencyRecords.Applier.holderOf(lease));
+        if (applied) {
             if (result instanceof PhaseResult.FinalResponse done) {
                 return new Finished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
             }
@@ -306,8 +319,10 @@ public class IdempotencyService {
         }
         IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new IllegalStateException(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
-        return record.isFinished() ? new Finished(new IdempotentResponse(Outcome.REPLAYED, record.response()))
-                : new Unchanged(record, from);
+        if (record.isFinished()) {
+            return new Finished(new IdempotentResponse(Outcome.REPLAYED, record.response()));
+        }
+        return applied ? new Unchanged(record, from) : new Overtaken(record);
     }
 
     /**
@@ -325,7 +340,7 @@ public class IdempotencyService {
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
             return records.saveCheckpoint(recordId, point.checkpoint(),
-                    point.lease() == PhaseResult.Lease.GIVE_UP ? now : null, now, applier);
+                    point.lease() == PhaseResult.Lease.GIVE_UP ? now : null, applier);
         }
         return true;
     }
@@ -338,7 +353,7 @@ public class IdempotencyService {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void applyUnheld(long recordId, String operation, PhaseResult result) {
-        apply(recordId, operation, result, IdempotencyRecords.Applier.OUTSIDER);
+        apply(recordId, operation, result, IdempotencyRecords.Applier.outsiderAt(Timestamps.now()));
     }
 
     /** The caller's answer where the operation stands. */
@@ -350,6 +365,9 @@ public class IdempotencyService {
         if (step instanceof Paused paused) {
             return new Answer(new IdempotentResponse(Outcome.EXECUTED, paused.answer()), recordId,
                     RequestLog.Outcome.EXECUTED);
+        }
+        if (step instanceof Overtaken overtaken) {
+            return inProgress(overtaken.record(), Timestamps.now());
         }
         return inProgress(((Unchanged) step).record(), Timestamps.now());
     }
@@ -380,7 +398,12 @@ public class IdempotencyService {
     }
 
     private OptionalLong claim(IdempotentRequest<?> request, Instant now) {
-        return records.claim(request, STARTED, now, now.plus(config.lease()), now.plus(retentionOf(request.operation())));
+        return records.claim(request, STARTED, now, leaseFrom(now), now.plus(retentionOf(request.operation())));
+    }
+
+    /** The lease a claim or a take-over at {@code now} sets, and by which its holder is known. */
+    private Instant leaseFrom(Instant now) {
+        return now.plus(config.lease());
     }
 
     private Optional<IdempotencyRecord> findRecord(IdempotentRequest<?> request) {
@@ -453,7 +476,7 @@ public class IdempotencyService {
      */
     private Optional<IdempotencyRecords.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
-        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, now.plus(config.lease())));
+        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, leaseFrom(now)));
     }
 
     /**
@@ -474,18 +497,22 @@ public class IdempotencyService {
         }
         String operation = taken.get().operation();
         Checkpoint from = taken.get().checkpoint();
+        Instant lease = taken.get().lease();
         Optional<ResumableOperation> resumable = resumableOf(operation);
         if (resumable.isEmpty()) {
             LOG.warnf("record %d of %s is PROCESSING at recovery point %s, and %s registers no resume", recordId,
                     operation, from.recoveryPoint(), operation);
             return new Resumption.NoResume(operation, from.recoveryPoint());
         }
-        Step step = goOn(recordId, operation, from, resumable.get(), cause);
+        Step step = goOn(recordId, lease, operation, from, resumable.get(), cause);
         if (step instanceof Finished done) {
             return new Resumption.Finished(from, done.response().stored());
         }
         if (step instanceof Paused paused) {
             return new Resumption.Paused(from, paused.checkpoint());
+        }
+        if (step instanceof Overtaken) {
+            return new Resumption.NotTaken();
         }
         return new Resumption.Paused(from, ((Unchanged) step).checkpoint());
     }

@@ -9,8 +9,10 @@ import org.jboss.logging.Logger;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -34,6 +36,7 @@ public class RequestLog {
     }
 
     private static final Logger LOG = Logger.getLogger(RequestLog.class);
+    private static final Set<Outcome> RETRIES = EnumSet.of(Outcome.REPLAYED, Outcome.CONFLICT, Outcome.IN_PROGRESS);
 
     private final IdempotencyRecords records;
     private final IdempotencyConfig config;
@@ -65,7 +68,8 @@ public class RequestLog {
         }
         try {
             QuarkusTransaction.requiringNew().run(() ->
-                    records.appendRequestLog(batch, replaysOf(batch), config.requestLog().keptPerEnd()));
+                    records.appendRequestLog(batch, replaysOf(batch), retriedRecordIds(batch),
+                            config.requestLog().keptPerEnd()));
         } catch (RuntimeException e) {
             pending.addAll(batch);
             LOG.warnf("request log batch of %d rows not saved, kept for the next flush: %s", batch.size(), e.getMessage());
@@ -83,6 +87,15 @@ public class RequestLog {
             }
         }
         return List.copyOf(byRecord.values());
+    }
+
+    /**
+     * The records whose rows the batch must bound: those a retry reached (replayed, conflict, in progress). A record's
+     * other rows, its executions and its refusal, are a handful at most, so a batch of new records prunes nothing.
+     */
+    private static long[] retriedRecordIds(List<Entry> batch) {
+        return batch.stream().filter(entry -> RETRIES.contains(entry.outcome())).mapToLong(Entry::recordId)
+                .distinct().sorted().toArray();
     }
 
     void saveOnShutdown(@Observes ShutdownEvent event) {

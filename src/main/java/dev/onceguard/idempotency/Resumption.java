@@ -18,7 +18,10 @@ public sealed interface Resumption {
     record Released() implements Resumption {
     }
 
-    /** Nothing to do: the record is finished or gone, its lease is live, or another taker won it. */
+    /**
+     * Nothing to do: the record is finished or gone, its lease is live, or another taker won it, before this one or
+     * while this one worked past the end of its lease (what this one reached was then not applied).
+     */
     record NotTaken() implements Resumption {
     }
 

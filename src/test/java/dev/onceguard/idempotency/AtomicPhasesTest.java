@@ -109,4 +109,41 @@ class AtomicPhasesTest {
                 finished -> assertThat(new String(finished.response().body())).isEqualTo("{\"theirs\":true}"));
         assertThat(records(recordId, "convert_from(response_body, 'UTF8') = '{\"theirs\":true}'")).isEqualTo(1);
     }
+
+    /** While the holder makes its outside call its lease runs out, and another taker sets its own and moves on. */
+    private void overtakenDuringTheCall(long recordId) {
+        execute(db, """
+                UPDATE idempotency_records SET lease_expires_at = now() + interval '5 minutes', recovery_point = 'theirs'
+                 WHERE id = ?""", recordId);
+    }
+
+    @Test
+    void aFinalResponseOfAHolderWhoseLeaseWasTakenOverIsNotStored() {
+        long recordId = expiredRecordAt("first");
+        operation.script(List.of(() -> {
+            overtakenDuringTheCall(recordId);
+            return () -> PhaseResult.completed(CREATED);
+        }));
+
+        Resumption resumption = idempotency.resume(recordId, Cause.leaseRecovery(0));
+
+        assertThat(resumption).isEqualTo(new Resumption.NotTaken());
+        assertThat(records(recordId, "status = 'PROCESSING' AND recovery_point = 'theirs' AND response_status IS NULL"
+                + " AND lease_expires_at > now() + interval '4 minutes'")).as("still the new taker's").isEqualTo(1);
+    }
+
+    @Test
+    void aRecoveryPointOfAHolderWhoseLeaseWasTakenOverIsNotSaved() {
+        long recordId = expiredRecordAt("first");
+        operation.script(List.of(() -> {
+            overtakenDuringTheCall(recordId);
+            return () -> PhaseResult.pause(new Checkpoint("mine", "thing", "t-1"), ACCEPTED);
+        }));
+
+        Resumption resumption = idempotency.resume(recordId, Cause.leaseRecovery(0));
+
+        assertThat(resumption).isEqualTo(new Resumption.NotTaken());
+        assertThat(records(recordId, "status = 'PROCESSING' AND recovery_point = 'theirs'"
+                + " AND lease_expires_at > now() + interval '4 minutes'")).as("still the new taker's").isEqualTo(1);
+    }
 }
