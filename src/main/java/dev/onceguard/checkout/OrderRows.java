@@ -83,6 +83,21 @@ public class OrderRows {
                 orderId, userId).stream().findFirst();
     }
 
+    /** What fulfilling a paid order needs to know of it: whose it is, its total, whether any line is DIGITAL. */
+    public record Fulfilable(String userId, BigDecimal total, boolean hasDigitalItems) {
+    }
+
+    /** The order's {@link Fulfilable} facts; empty when no order has this id. */
+    public Optional<Fulfilable> fulfilable(String orderId) {
+        return sql.list("""
+                        SELECT o.user_id, o.total,
+                               EXISTS (SELECT 1 FROM order_items i JOIN products p ON p.product_id = i.product_id
+                                        WHERE i.order_id = o.order_id AND p.kind = 'DIGITAL')
+                          FROM orders o WHERE o.order_id = ?""",
+                row -> new Fulfilable(row.getString(1), row.getBigDecimal(2), row.getBoolean(3)), orderId)
+                .stream().findFirst();
+    }
+
     /** One row of {@link #COLUMNS}: the order's columns and one of its lines. */
     private record OrderLine(String orderId, String userId, Order.Status status, BigDecimal total, String currency,
                              Instant createdAt, Order.Line line) {

@@ -2,11 +2,11 @@ package dev.onceguard.fulfilment;
 
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.util.Set;
@@ -21,11 +21,13 @@ public class ConfirmationNotificationHandler implements OutboxHandler {
     static final String KIND = "ORDER_CONFIRMATION";
     private static final Logger LOG = Logger.getLogger(ConfirmationNotificationHandler.class);
 
-    private final EntityManager em;
+    private final OrderRows orders;
+    private final FulfilmentRows effects;
     private final Ids ids;
 
-    public ConfirmationNotificationHandler(EntityManager em, Ids ids) {
-        this.em = em;
+    public ConfirmationNotificationHandler(OrderRows orders, FulfilmentRows effects, Ids ids) {
+        this.orders = orders;
+        this.effects = effects;
         this.ids = ids;
     }
 
@@ -45,20 +47,10 @@ public class ConfirmationNotificationHandler implements OutboxHandler {
 
     @Override
     public Result handle(OutboxEvent event) {
-        PaidOrder order = PaidOrder.load(em, event.aggregateId());
+        PaidOrder order = PaidOrder.load(orders, event.aggregateId());
         String notificationId = ids.next("ntf");
-        int inserted = em.createNativeQuery("""
-                        INSERT INTO notifications (notification_id, dedupe_key, kind, order_id, user_id, created_at)
-                        VALUES (:notificationId, :dedupeKey, :kind, :orderId, :userId, :now)
-                        ON CONFLICT (dedupe_key) DO NOTHING""")
-                .setParameter("notificationId", notificationId)
-                .setParameter("dedupeKey", dedupeKey(order.orderId()))
-                .setParameter("kind", KIND)
-                .setParameter("orderId", order.orderId())
-                .setParameter("userId", order.userId())
-                .setParameter("now", Timestamps.now())
-                .executeUpdate();
-        if (inserted == 0) {
+        if (!effects.recordNotification(notificationId, dedupeKey(order.orderId()), KIND, order.orderId(),
+                order.userId(), Timestamps.now())) {
             return Result.ALREADY_DONE;
         }
         LOG.infof("order confirmation %s recorded for order %s (outbox event %d)", notificationId, order.orderId(),

@@ -7,12 +7,4 @@ public record FulfilmentView(List<LicenseRef> licenses, long notifications, long
 
     public record LicenseRef(String licenseId) {
     }
-
-    public static FulfilmentView of(String orderId) {
-        return new FulfilmentView(
-                License.<License>list("orderId = ?1 order by licenseId", orderId).stream()
-                        .map(license -> new LicenseRef(license.licenseId)).toList(),
-                Notification.count("orderId", orderId),
-                LoyaltyEntry.pointsOf(orderId));
-    }
 }

@@ -2,10 +2,10 @@ package dev.onceguard.fulfilment;
 
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
+import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.math.BigDecimal;
@@ -23,10 +23,12 @@ public class LoyaltyPointsHandler implements OutboxHandler {
     private static final BigDecimal UNITS_PER_POINT = BigDecimal.valueOf(100);
     private static final Logger LOG = Logger.getLogger(LoyaltyPointsHandler.class);
 
-    private final EntityManager em;
+    private final OrderRows orders;
+    private final FulfilmentRows effects;
 
-    public LoyaltyPointsHandler(EntityManager em) {
-        this.em = em;
+    public LoyaltyPointsHandler(OrderRows orders, FulfilmentRows effects) {
+        this.orders = orders;
+        this.effects = effects;
     }
 
     static long pointsFor(BigDecimal total) {
@@ -45,19 +47,9 @@ public class LoyaltyPointsHandler implements OutboxHandler {
 
     @Override
     public Result handle(OutboxEvent event) {
-        PaidOrder order = PaidOrder.load(em, event.aggregateId());
+        PaidOrder order = PaidOrder.load(orders, event.aggregateId());
         long points = pointsFor(order.total());
-        int inserted = em.createNativeQuery("""
-                        INSERT INTO loyalty_ledger (user_id, order_id, reason, points, created_at)
-                        VALUES (:userId, :orderId, :reason, :points, :now)
-                        ON CONFLICT (order_id, reason) DO NOTHING""")
-                .setParameter("userId", order.userId())
-                .setParameter("orderId", order.orderId())
-                .setParameter("reason", REASON)
-                .setParameter("points", points)
-                .setParameter("now", Timestamps.now())
-                .executeUpdate();
-        if (inserted == 0) {
+        if (!effects.creditPoints(order.userId(), order.orderId(), REASON, points, Timestamps.now())) {
             return Result.ALREADY_DONE;
         }
         LOG.infof("%d loyalty points credited for order %s (outbox event %d)", points, order.orderId(), event.id());

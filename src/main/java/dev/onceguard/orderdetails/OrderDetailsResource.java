@@ -1,6 +1,7 @@
 package dev.onceguard.orderdetails;
 
 import dev.onceguard.checkout.OrderRows;
+import dev.onceguard.fulfilment.FulfilmentRows;
 import dev.onceguard.payment.PaymentRows;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.LogContext;
@@ -25,17 +26,20 @@ public class OrderDetailsResource {
     private final OrderRows orders;
     private final Caller caller;
     private final PaymentRows payments;
+    private final FulfilmentRows effects;
 
-    public OrderDetailsResource(OrderRows orders, Caller caller, PaymentRows payments) {
+    public OrderDetailsResource(OrderRows orders, Caller caller, PaymentRows payments, FulfilmentRows effects) {
         this.orders = orders;
         this.caller = caller;
         this.payments = payments;
+        this.effects = effects;
     }
 
     @GET
     public OrderDetailsView get(@PathParam("orderId") String orderId) {
         LogContext.put(LogContext.ORDER_ID, orderId);
-        return orders.findOwned(orderId, caller.userId()).map(order -> OrderDetailsView.of(order, payments.ofOrder(orderId)))
+        return orders.findOwned(orderId, caller.userId())
+                .map(order -> OrderDetailsView.of(order, payments.ofOrder(orderId), effects.viewOf(orderId)))
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
     }

@@ -15,10 +15,10 @@ public record OrderDetailsView(String orderId, String status, List<OrderView.Ite
     }
 
     /** @param payments the order's payment attempts, oldest first */
-    public static OrderDetailsView of(Order order, List<Payment> payments) {
+    public static OrderDetailsView of(Order order, List<Payment> payments, FulfilmentView fulfilment) {
         OrderView view = OrderView.of(order);
         return new OrderDetailsView(view.orderId(), view.status(), view.items(), view.total(), view.currency(),
                 view.createdAt(), payments.stream().map(p -> new PaymentSummary(p.paymentId(), p.status().name())).toList(),
-                FulfilmentView.of(order.orderId()));
+                fulfilment);
     }
 }

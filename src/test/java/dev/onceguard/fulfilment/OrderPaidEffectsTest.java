@@ -37,6 +37,8 @@ class OrderPaidEffectsTest {
     @Inject
     LicenseHandler licenses;
     @Inject
+    FulfilmentRows effects;
+    @Inject
     FaultAfterEffects fault;
     @Inject
     MeterRegistry registry;
@@ -54,8 +56,7 @@ class OrderPaidEffectsTest {
         relay.runOnce();
 
         assertThat(licensesOf(orderId)).isEqualTo(1);
-        String licenseId = QuarkusTransaction.requiringNew().call(() -> License.<License>find("orderId", orderId)
-                .firstResult().licenseId);
+        String licenseId = effects.viewOf(orderId).licenses().get(0).licenseId();
         assertThat(eventStatus(orderId)).isEqualTo("PENDING");
         assertThat(count(db, "SELECT attempts FROM outbox_events WHERE aggregate_id = ?", orderId)).isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM outbox_events WHERE aggregate_id = ? "
@@ -113,7 +114,7 @@ class OrderPaidEffectsTest {
                 .isEqualTo(89);
         assertThat(eventStatus(orderId)).isEqualTo("DONE");
         assertThat(orderStatus(orderId)).isEqualTo("FULFILLED");
-        FulfilmentView view = QuarkusTransaction.requiringNew().call(() -> FulfilmentView.of(orderId));
+        FulfilmentView view = effects.viewOf(orderId);
         assertThat(view).isEqualTo(new FulfilmentView(List.of(), 1, 89));
     }
 
@@ -126,7 +127,7 @@ class OrderPaidEffectsTest {
 
         assertThat(count(db, "SELECT count(*) FROM licenses WHERE order_id = ? AND user_id = ? AND license_id LIKE 'lic\\_%'",
                 orderId, user)).isEqualTo(1);
-        FulfilmentView view = QuarkusTransaction.requiringNew().call(() -> FulfilmentView.of(orderId));
+        FulfilmentView view = effects.viewOf(orderId);
         assertThat(view.licenses()).hasSize(1);
         assertThat(view.licenses().get(0).licenseId()).startsWith("lic_");
         assertThat(view.notifications()).isEqualTo(1);
@@ -136,7 +137,7 @@ class OrderPaidEffectsTest {
 
     @Test
     void anOrderWithoutEffectsYetShowsAnEmptyFulfilment() {
-        FulfilmentView view = QuarkusTransaction.requiringNew().call(() -> FulfilmentView.of("ord_unknown"));
+        FulfilmentView view = effects.viewOf("ord_unknown");
 
         assertThat(view).isEqualTo(new FulfilmentView(List.of(), 0, 0));
     }
