@@ -71,6 +71,13 @@ class ArchitectureTest {
                     + "operations register with; a job naming an operation would close a cycle with it");
 
     @ArchTest
+    static final ArchRule resourceClassesAreRegisteredForReflection = classes()
+            .that().areAnnotatedWith(jakarta.ws.rs.Path.class).and().areNotInterfaces()
+            .should().beAnnotatedWith(io.quarkus.runtime.annotations.RegisterForReflection.class)
+            .because("AllowedMethods reads the resource methods' annotations for the Allow header of a 405, and a "
+                    + "native executable keeps a class's methods for reflection only when it is registered");
+
+    @ArchTest
     static final ArchRule noStaticFieldHoldsARandomSourceAThreadOrASocket = noFields()
             .that().areStatic()
             .should().haveRawType(assignableTo(RandomGenerator.class)

@@ -8,7 +8,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
 import java.util.List;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
+@RegisterForReflection
 @Path("/api/products")
 @Authenticated
 @Produces(MediaType.APPLICATION_JSON)

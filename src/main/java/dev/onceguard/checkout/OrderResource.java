@@ -21,7 +21,9 @@ import jakarta.ws.rs.core.Response;
 
 import java.util.List;
 import java.util.Map;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
+@RegisterForReflection
 @Path("/api/orders")
 @Authenticated
 @Produces(MediaType.APPLICATION_JSON)

@@ -11,8 +11,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code /console/audit}: every admin action taken in the console, newest first. */
+@RegisterForReflection
 @Path("/console/audit")
 @Produces(MediaType.TEXT_HTML)
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})

@@ -11,8 +11,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code /console/conflicts}: keys reused with another payload: who, when, which key, both fingerprints. */
+@RegisterForReflection
 @Path("/console/conflicts")
 @Produces(MediaType.TEXT_HTML)
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})

@@ -15,8 +15,10 @@ import jakarta.ws.rs.core.Response;
 
 import java.util.List;
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code /console/jobs}: runs of the scheduled jobs, each job's last success, and "run now". */
+@RegisterForReflection
 @Path("/console/jobs")
 @Produces(MediaType.TEXT_HTML)
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})

@@ -13,8 +13,10 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.net.URI;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The login form (posted to Quarkus' form authentication at {@code /j_security_check}) and logout. */
+@RegisterForReflection
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleLoginResource {

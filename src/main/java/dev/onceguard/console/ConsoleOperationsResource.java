@@ -11,11 +11,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.List;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code GET /console/operations}: idempotency records, filtered and keyset-paginated, newest first; and
  * {@code GET /console/operations/{id}}: the whole chain of one record with its verdict.
  */
+@RegisterForReflection
 @Path("/console/operations")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleOperationsResource {

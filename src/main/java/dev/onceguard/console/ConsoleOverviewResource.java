@@ -9,8 +9,10 @@ import jakarta.ws.rs.core.MediaType;
 
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code GET /console}: the last 24 hours at a glance, each number a link to the list behind it. */
+@RegisterForReflection
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleOverviewResource {

@@ -11,8 +11,10 @@ import jakarta.ws.rs.core.Response;
 
 import java.util.List;
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code GET /console/payments?status=UNKNOWN}: unresolved payment attempts of one status, longest unchanged first. */
+@RegisterForReflection
 @Path("/console/payments")
 @Produces(MediaType.TEXT_HTML)
 public class ConsolePaymentsResource {

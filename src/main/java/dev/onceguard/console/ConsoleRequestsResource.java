@@ -11,8 +11,10 @@ import jakarta.ws.rs.core.Response;
 
 import java.util.List;
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code GET /console/requests}: every logged request, newest first, by outcome and time. */
+@RegisterForReflection
 @Path("/console/requests")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleRequestsResource {

@@ -10,11 +10,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.net.URI;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code GET /console/search?q=}: the search box of every console page. One thing found is answered with a
  * {@code 303} to its page; several are listed by kind; none says what was searched and where else to look.
  */
+@RegisterForReflection
 @Path("/console/search")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleSearchResource {

@@ -17,8 +17,10 @@ import jakarta.ws.rs.core.Response;
 
 import java.util.List;
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code /console/stuck}: operations stuck in PROCESSING, with the admin actions "release" and "send to reconciliation". */
+@RegisterForReflection
 @Path("/console/stuck")
 @Produces(MediaType.TEXT_HTML)
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})

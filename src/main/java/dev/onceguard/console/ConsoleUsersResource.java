@@ -14,12 +14,14 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code GET /console/users/{userId}}: every operation of one user, newest first, with the same cart under two keys
  * within {@code onceguard.console.double-submission-window} marked as a possible double submission (never blocked:
  * buying the same thing twice can be deliberate), and the user's newest orders.
  */
+@RegisterForReflection
 @Path("/console/users")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleUsersResource {

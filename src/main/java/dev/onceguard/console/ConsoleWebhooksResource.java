@@ -17,11 +17,13 @@ import jakarta.ws.rs.core.Response;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code /console/webhooks}: the inbox, the last day's deliveries per provider, and "reprocess" of a FAILED, IGNORED
  * or PENDING_MATCH event.
  */
+@RegisterForReflection
 @Path("/console/webhooks")
 @Produces(MediaType.TEXT_HTML)
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})

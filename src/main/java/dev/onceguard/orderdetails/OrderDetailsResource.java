@@ -13,11 +13,13 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code GET /api/orders/{orderId}}. The order with its payments and the effects of its payment reads three
  * capabilities, so it lives above all of them rather than in checkout, which payment and fulfilment build on.
  */
+@RegisterForReflection
 @Path("/api/orders/{orderId}")
 @Authenticated
 @Produces(MediaType.APPLICATION_JSON)

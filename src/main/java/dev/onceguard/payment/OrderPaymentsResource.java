@@ -17,11 +17,13 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.Map;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code POST /api/orders/{orderId}/payments}. A root resource of its own: JAX-RS picks the root class by the longest
  * matching path, so under {@code /api/orders} this method would never be reached.
  */
+@RegisterForReflection
 @Path("/api/orders/{orderId}/payments")
 @Authenticated
 @Produces(MediaType.APPLICATION_JSON)

@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
 
 /**
  * The HTTP methods each resource path answers, read once from the resource classes, for the {@code Allow} header of a
- * 405 (RESTEasy Reactive refuses the method without saying which ones the path takes).
+ * 405 (RESTEasy Reactive refuses the method without saying which ones the path takes). Reading their annotations is
+ * reflection, so every resource class is registered for it (ArchitectureTest keeps it so), or a native executable
+ * would see no methods at all.
  */
 @Singleton
 @Startup

@@ -20,6 +20,7 @@ import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * The sandbox provider's API. It simulates an external party, so it has no user authentication; while the sandbox
@@ -29,6 +30,7 @@ import java.util.Map;
  * is now and {@code Idempotent-Replayed: true}, at once (the simulated late or failed answer belongs to the first
  * call only); with another body, {@code 422 IDEMPOTENCY_KEY_REUSED}.
  */
+@RegisterForReflection
 @Path("/sandbox/v1/payments")
 @Produces(MediaType.APPLICATION_JSON)
 public class SandboxResource {

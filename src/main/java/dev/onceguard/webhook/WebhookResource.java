@@ -21,12 +21,14 @@ import org.jboss.logging.Logger;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code POST /webhooks/{provider}}: no user, the provider's signature authenticates the delivery. The signature is
  * checked over the exact bytes received before anything else reads them; a delivery that fails it changes nothing
  * but a metric.
  */
+@RegisterForReflection
 @Path("/webhooks/{provider}")
 public class WebhookResource {
 
