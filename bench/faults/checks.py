@@ -233,6 +233,32 @@ def check_global(postgres, initial_stock, limited_product):
     return findings
 
 
+DATABASE_DOWN = re.compile(r"JDBCConnectionException|GenericJDBCException|Connection to \S+ refused"
+                           r"|The connection attempt failed|An I/O error occurred|This connection has been closed"
+                           r"|Acquisition timeout while waiting for new connection")
+
+
+def runs_failed_for_want_of_the_database(log):
+    """Per job, the runs a replica's log says failed with the database out of reach: the line of "job <name> failed"
+    and the cause chain of its stack trace, up to the next log line."""
+    failed = Counter()
+    event = []
+
+    def close():
+        text = "\n".join(event)
+        job = re.search(r"job (\S+) failed", text)
+        if job and DATABASE_DOWN.search(text):
+            failed[job.group(1).rstrip(":")] += 1
+
+    for line in log:
+        if LOG_LINE.match(line):
+            close()
+            event = []
+        event.append(line)
+    close()
+    return failed
+
+
 def check_job_runs(postgres, replicas):
     """Every run a live replica counted (its job timer) is a job_runs row of that replica, but for runs that failed
     because the database was down (they are logged instead); the outbox relay records only runs that did something,
@@ -247,7 +273,7 @@ def check_job_runs(postgres, replicas):
             continue
         # A run that failed because the database was down cannot write its FAILED row either; it is in the log.
         with open(replica.logs[-1], errors="replace") as log:
-            unwritable = Counter(re.findall(r"job (\S+) failed: \S*(?:JDBCConnection|GenericJDBC)Exception", log.read()))
+            unwritable = runs_failed_for_want_of_the_database(log)
         metrics = replica.metrics()
         for labels, n in re.findall(r"^onceguard_job_duration_seconds_count\{([^}]*)\} (\S+)", metrics, re.M):
             job = re.search(r'\bjob(?:_name)?="([^"]+)"', labels).group(1)
