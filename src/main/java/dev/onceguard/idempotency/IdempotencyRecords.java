@@ -172,24 +172,26 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Saves where a PROCESSING record's operation stands, and when its lease ends (null: unchanged), under the same
-     * condition as {@link #complete}.
+     * Saves where a PROCESSING record's operation stands, when its lease ends and from when lease recovery may take it
+     * (null: unchanged), under the same condition as {@link #complete}.
      *
      * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
      * held
      */
-    boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Applier applier) {
+    boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant recoverAfter,
+                           Applier applier) {
         return update("""
                 UPDATE idempotency_records
                    SET recovery_point = ?, resource_type = ?, resource_id = ?,
-                       lease_expires_at = COALESCE(?, lease_expires_at)
+                       lease_expires_at = COALESCE(?, lease_expires_at), recover_after = COALESCE(?, recover_after)
                  WHERE id = ?""" + applier.condition(), statement -> {
             statement.setString(1, checkpoint.recoveryPoint());
             statement.setString(2, checkpoint.resourceType());
             statement.setString(3, checkpoint.resourceId());
             statement.setTimestamp(4, leaseExpiresAt == null ? null : Timestamp.from(leaseExpiresAt));
-            statement.setLong(5, recordId);
-            statement.setTimestamp(6, Timestamp.from(applier.lease()));
+            statement.setTimestamp(5, recoverAfter == null ? null : Timestamp.from(recoverAfter));
+            statement.setLong(6, recordId);
+            statement.setTimestamp(7, Timestamp.from(applier.lease()));
         }) == 1;
     }
 
@@ -247,7 +249,7 @@ public class IdempotencyRecords {
         });
     }
 
-    /** A PROCESSING record whose lease has expired, for lease recovery. */
+    /** A PROCESSING record whose lease has expired and whose operation asked no longer wait, for lease recovery. */
     public record ExpiredLease(long recordId, String operation, String recoveryPoint) {
     }
 
@@ -255,10 +257,11 @@ public class IdempotencyRecords {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement find = connection.prepareStatement("""
                      SELECT id, operation, recovery_point FROM idempotency_records
-                      WHERE status = 'PROCESSING' AND lease_expires_at <= ?
+                      WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND (recover_after IS NULL OR recover_after <= ?)
                       ORDER BY lease_expires_at LIMIT ?""")) {
             find.setTimestamp(1, Timestamp.from(now));
-            find.setInt(2, limit);
+            find.setTimestamp(2, Timestamp.from(now));
+            find.setInt(3, limit);
             try (ResultSet rows = find.executeQuery()) {
                 List<ExpiredLease> expired = new ArrayList<>();
                 while (rows.next()) {

@@ -339,8 +339,9 @@ public class IdempotencyService {
                     applier);
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
-            return records.saveCheckpoint(recordId, point.checkpoint(),
-                    point.lease() == PhaseResult.Lease.GIVE_UP ? now : null, applier);
+            boolean givenUp = point.lease() == PhaseResult.Lease.GIVE_UP;
+            return records.saveCheckpoint(recordId, point.checkpoint(), givenUp ? now : null,
+                    givenUp ? now.plus(point.recoveryWaits()) : null, applier);
         }
         return true;
     }

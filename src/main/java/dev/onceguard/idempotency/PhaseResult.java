@@ -1,5 +1,6 @@
 package dev.onceguard.idempotency;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -20,13 +21,19 @@ public sealed interface PhaseResult {
      *               {@link Lease#GIVE_UP}: the caller stops here and the next retry or recovery may take over at once
      * @param answer what the caller is answered now when it gives the lease up (the payment's 202, with a client
      *               secret that must never be replayed): never stored; null when the lease is kept
+     * @param recoveryWaits when the lease is given up, how long lease recovery leaves the record alone (a client's
+     *               retry may still take it over at once); zero when the lease is kept
      */
-    record RecoveryPoint(Checkpoint checkpoint, Lease lease, StoredResponse answer) implements PhaseResult {
+    record RecoveryPoint(Checkpoint checkpoint, Lease lease, StoredResponse answer, Duration recoveryWaits)
+            implements PhaseResult {
 
         public RecoveryPoint {
             Objects.requireNonNull(checkpoint);
             if ((lease == Lease.GIVE_UP) != (answer != null)) {
                 throw new IllegalArgumentException("a recovery point answers its caller exactly when it gives the lease up");
+            }
+            if (recoveryWaits.isNegative() || (lease == Lease.KEEP && !recoveryWaits.isZero())) {
+                throw new IllegalArgumentException("only a recovery point that gives the lease up may make recovery wait");
             }
         }
     }
@@ -50,12 +57,21 @@ public sealed interface PhaseResult {
 
     /** A recovery point from which the same caller goes on at once. */
     static PhaseResult goOn(Checkpoint checkpoint) {
-        return new RecoveryPoint(checkpoint, Lease.KEEP, null);
+        return new RecoveryPoint(checkpoint, Lease.KEEP, null, Duration.ZERO);
     }
 
     /** A recovery point at which the caller stops, answered {@code answer}, leaving the rest to the next taker. */
     static PhaseResult pause(Checkpoint checkpoint, StoredResponse answer) {
-        return new RecoveryPoint(checkpoint, Lease.GIVE_UP, answer);
+        return pause(checkpoint, answer, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #pause(Checkpoint, StoredResponse)}, for an operation that waits for something that settles it by
+     * itself (a customer's 3-D Secure challenge, settled by the provider's webhook): lease recovery leaves it alone for
+     * {@code recoveryWaits} instead of asking again on each of its runs.
+     */
+    static PhaseResult pause(Checkpoint checkpoint, StoredResponse answer, Duration recoveryWaits) {
+        return new RecoveryPoint(checkpoint, Lease.GIVE_UP, answer, recoveryWaits);
     }
 
     static PhaseResult completed(StoredResponse response) {

@@ -43,8 +43,9 @@ import java.util.Optional;
  *   <li>(c) one atomic phase applies the provider's answer to the payment and comes to the final response (201);
  *       or, when the answer is unknown, marks the attempt UNKNOWN and comes to recovery point {@code outcome_unknown},
  *       for a retry with the same key or reconciliation to go on from; or, when the customer has to pass a 3-D
- *       Secure challenge, to {@code requires_action}, for the webhook to settle. Both give the lease up and answer
- *       202, which is never stored.</li>
+ *       Secure challenge, to {@code requires_action}, for the webhook to settle (lease recovery leaves it alone for
+ *       {@code onceguard.payments.customer-action-wait} first). Both give the lease up and answer 202, which is never
+ *       stored.</li>
  * </ol>
  * Every take-over goes on from the recovery point with {@link #resume}: never a fresh provider key.
  */
@@ -66,10 +67,12 @@ public class PaymentService implements ResumableOperation {
     private final PaymentRows rows;
     private final Ids ids;
     private final OrderRows orders;
+    private final PaymentsConfig config;
 
     public PaymentService(IdempotencyService idempotency, PaymentProviders providers, PaymentOutcomes outcomes,
-                          PaymentRows rows, Ids ids, OrderRows orders) {
+                          PaymentRows rows, Ids ids, OrderRows orders, PaymentsConfig config) {
         this.orders = orders;
+        this.config = config;
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
@@ -193,7 +196,8 @@ public class PaymentService implements ResumableOperation {
             case REQUIRES_ACTION -> PhaseResult.pause(new Checkpoint(REQUIRES_ACTION, RESOURCE_TYPE, paymentId),
                     idempotency.jsonResponse(202, customerAction == null ? PaymentView.of(current)
                                     : PaymentView.waitingForCustomer(current, customerAction),
-                            Map.of("Location", location), RESOURCE_TYPE, paymentId));
+                            Map.of("Location", location), RESOURCE_TYPE, paymentId),
+                    config.customerActionWait());
             default -> PhaseResult.completed(finalResponse(current));
         };
     }

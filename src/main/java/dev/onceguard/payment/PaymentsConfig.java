@@ -19,4 +19,11 @@ public interface PaymentsConfig {
     /** A PENDING attempt older than this is checked with the provider by reconciliation. */
     @WithDefault("1m")
     Duration pendingCheckAfter();
+
+    /**
+     * How long lease recovery leaves a payment waiting for the customer (3-D Secure) alone before asking the provider
+     * about it: the provider's webhook settles it when the customer is done, and a client's retry asks at once.
+     */
+    @WithDefault("10m")
+    Duration customerActionWait();
 }

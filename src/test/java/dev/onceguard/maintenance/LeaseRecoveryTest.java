@@ -96,6 +96,20 @@ class LeaseRecoveryTest {
     }
 
     @Test
+    void aPaymentWaitingForTheCustomerIsLeftAloneUntilItsWaitIsOver() {
+        String user = TestTokens.newUser();
+        String paymentId = "pay_" + UUID.randomUUID();
+        Seeds.processingRecord(db, user, "create-payment", "in-3ds", "requires_action", paymentId, true);
+        execute(db, "UPDATE idempotency_records SET recover_after = now() + interval '5 minutes' WHERE user_id = ?", user);
+
+        recovery.runNow();
+
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND status = 'PROCESSING' "
+                + "AND recovery_point = 'requires_action' AND lease_expires_at < now()", user))
+                .as("not taken over: its lease still the expired one it gave up").isEqualTo(1);
+    }
+
+    @Test
     void aPaymentThatMayHaveReachedTheProviderIsResumedWithTheSameProviderKey() {
         String user = TestTokens.newUser();
         String orderId = given().header("Authorization", TestTokens.bearer(user))

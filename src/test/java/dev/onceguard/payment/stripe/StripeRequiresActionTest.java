@@ -90,6 +90,8 @@ class StripeRequiresActionTest {
         Response challenge = pay(orderId, key);
         String intentId = challenge.path("providerPaymentId");
         Response retryWhileWaiting = pay(orderId, key);
+        long waitingForLeaseRecovery = count(db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = ?"
+                + " AND recovery_point = 'requires_action' AND recover_after > now() + interval '9 minutes'", key);
         long amount = Long.parseLong(Stub.stripe.requests.stream().filter(r -> r.method().equals("POST")).findFirst()
                 .orElseThrow().form().get("amount"));
         String body = StripeEvents.event("evt_3ds_" + UUID.randomUUID(), "payment_intent.succeeded",
@@ -105,6 +107,8 @@ class StripeRequiresActionTest {
         assertThat(challenge.<String>path("nextAction.type")).isEqualTo("use_stripe_sdk");
         assertThat(retryWhileWaiting.statusCode()).isEqualTo(202);
         assertThat(retryWhileWaiting.<String>path("clientSecret")).isEqualTo(intentId + "_secret_Xq2");
+        assertThat(waitingForLeaseRecovery).as("lease recovery leaves the challenge to the customer and the webhook for"
+                + " onceguard.payments.customer-action-wait (10m); the client's retry above asked at once").isEqualTo(1);
         assertThat(webhook.path("status").toString()).isEqualTo("processed");
         assertThat(afterwards.statusCode()).isEqualTo(201);
         assertThat(afterwards.header("Idempotent-Replayed")).isEqualTo("true");
