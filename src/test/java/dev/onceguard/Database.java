@@ -14,6 +14,19 @@ public final class Database {
     }
 
     public static long count(AgroalDataSource dataSource, String sql, Object... parameters) {
+        return first(dataSource, sql, parameters, rows -> rows.getLong(1));
+    }
+
+    /** The first column of the first row the query answers, as {@code type}. */
+    public static <T> T single(AgroalDataSource dataSource, Class<T> type, String sql, Object... parameters) {
+        return first(dataSource, sql, parameters, rows -> rows.getObject(1, type));
+    }
+
+    private interface Column<T> {
+        T of(ResultSet rows) throws SQLException;
+    }
+
+    private static <T> T first(AgroalDataSource dataSource, String sql, Object[] parameters, Column<T> column) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
@@ -21,7 +34,7 @@ public final class Database {
             }
             try (ResultSet rows = statement.executeQuery()) {
                 rows.next();
-                return rows.getLong(1);
+                return column.of(rows);
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);

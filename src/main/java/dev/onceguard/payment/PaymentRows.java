@@ -1,19 +1,18 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
 
 import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * Every statement on {@code payments} outside the state machine's moves ({@link PaymentStates}), as SQL in the
- * caller's transaction: no payment is a managed entity, so a move made with SQL is never hidden behind one already
+ * Every statement on {@code payments} outside the state machine's moves ({@link PaymentStates}), as plain JDBC in
+ * the caller's transaction ({@link SqlRows}): no payment is a managed entity, so a move made with SQL is never hidden behind one already
  * loaded, and each read returns the row as the database has it at that moment.
  */
 @ApplicationScoped
@@ -23,10 +22,10 @@ public class PaymentRows {
             payment_id, order_id, user_id, status, amount, currency, provider, provider_idempotency_key,
             provider_payment_id, payment_method_token, idempotency_record_id, created_at""";
 
-    private final EntityManager em;
+    private final SqlRows sql;
 
-    public PaymentRows(EntityManager em) {
-        this.em = em;
+    public PaymentRows(SqlRows sql) {
+        this.sql = sql;
     }
 
     /** An attempt about to be inserted as CREATED, with the idempotency record of its operation. */
@@ -47,33 +46,20 @@ public class PaymentRows {
      * @return false when the order already had one
      */
     boolean insert(NewAttempt attempt, Instant now) {
-        return em.createNativeQuery("""
+        return sql.update("""
                         INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
                             provider_idempotency_key, payment_method_token, idempotency_record_id, created_at, updated_at)
-                        VALUES (:paymentId, :orderId, :userId, 'CREATED', :amount, :currency, :provider,
-                            :providerKey, :token, :recordId, :now, :now)
-                        ON CONFLICT (order_id) WHERE status IN ('CREATED', 'PENDING', 'UNKNOWN') DO NOTHING""")
-                .setParameter("paymentId", attempt.paymentId())
-                .setParameter("orderId", attempt.orderId())
-                .setParameter("userId", attempt.userId())
-                .setParameter("amount", attempt.amount())
-                .setParameter("currency", attempt.currency())
-                .setParameter("provider", attempt.provider())
-                .setParameter("providerKey", attempt.providerIdempotencyKey())
-                .setParameter("token", attempt.paymentMethodToken())
-                .setParameter("recordId", attempt.recordId())
-                .setParameter("now", now)
-                .executeUpdate() == 1;
+                        VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (order_id) WHERE status IN ('CREATED', 'PENDING', 'UNKNOWN') DO NOTHING""",
+                attempt.paymentId(), attempt.orderId(), attempt.userId(), attempt.amount(), attempt.currency(),
+                attempt.provider(), attempt.providerIdempotencyKey(), attempt.paymentMethodToken(), attempt.recordId(),
+                now, now) == 1;
     }
 
     /** Stores the provider payment id of a payment that did not know it yet; false when it already knew one. */
     boolean learnProviderPaymentId(String paymentId, String providerPaymentId) {
-        return em.createNativeQuery("""
-                        UPDATE payments SET provider_payment_id = :providerPaymentId
-                         WHERE payment_id = :paymentId AND provider_payment_id IS NULL""")
-                .setParameter("providerPaymentId", providerPaymentId)
-                .setParameter("paymentId", paymentId)
-                .executeUpdate() == 1;
+        return sql.update("UPDATE payments SET provider_payment_id = ? WHERE payment_id = ? AND provider_payment_id IS NULL",
+                providerPaymentId, paymentId) == 1;
     }
 
     /** A payment that exists: one an idempotency record or an event names. */
@@ -82,82 +68,63 @@ public class PaymentRows {
     }
 
     public Optional<Payment> find(String paymentId) {
-        return first("payment_id = :paymentId", Map.of("paymentId", paymentId));
+        return first("payment_id = ?", paymentId);
     }
 
     public Optional<Payment> findOwned(String paymentId, String userId) {
-        return first("payment_id = :paymentId AND user_id = :userId", Map.of("paymentId", paymentId, "userId", userId));
+        return first("payment_id = ? AND user_id = ?", paymentId, userId);
     }
 
     public Optional<Payment> findByProviderPayment(String provider, String providerPaymentId) {
-        return first("provider = :provider AND provider_payment_id = :providerPaymentId",
-                Map.of("provider", provider, "providerPaymentId", providerPaymentId));
+        return first("provider = ? AND provider_payment_id = ?", provider, providerPaymentId);
     }
 
     public Optional<Payment> findByProviderKey(String provider, String providerIdempotencyKey) {
-        return first("provider = :provider AND provider_idempotency_key = :key",
-                Map.of("provider", provider, "key", providerIdempotencyKey));
+        return first("provider = ? AND provider_idempotency_key = ?", provider, providerIdempotencyKey);
     }
 
     public List<Payment> ofOrder(String orderId) {
-        return list("order_id = :orderId ORDER BY created_at", Map.of("orderId", orderId));
+        return list("order_id = ? ORDER BY created_at", orderId);
     }
 
     /** PENDING attempts with a provider payment id that nothing has changed since {@code quietSince}, oldest first. */
     List<Payment> quietPending(Instant quietSince, int limit) {
-        return list("status = 'PENDING' AND provider_payment_id IS NOT NULL AND updated_at <= :quietSince"
-                + " ORDER BY updated_at LIMIT :limit", Map.of("quietSince", quietSince, "limit", limit));
+        return list("status = 'PENDING' AND provider_payment_id IS NOT NULL AND updated_at <= ? ORDER BY updated_at LIMIT ?",
+                quietSince, limit);
     }
 
     /**
      * The idempotency records of attempts whose outcome onceguard does not know, oldest change first: UNKNOWN ones,
      * and CREATED ones whose record's lease has expired (the process died before it stored the provider's answer).
      */
-    @SuppressWarnings("unchecked")
     List<Long> operationsOfUnknownOutcomes(Instant now, int limit) {
-        return ((List<Number>) em.createNativeQuery("""
+        return sql.list("""
                         SELECT p.idempotency_record_id FROM payments p
                          WHERE p.idempotency_record_id IS NOT NULL
                            AND (p.status = 'UNKNOWN'
                                 OR (p.status = 'CREATED' AND EXISTS (
                                     SELECT 1 FROM idempotency_records r
                                      WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING'
-                                       AND r.lease_expires_at <= :now)))
+                                       AND r.lease_expires_at <= ?)))
                          ORDER BY p.updated_at
-                         LIMIT :limit""")
-                .setParameter("now", now)
-                .setParameter("limit", limit)
-                .getResultList()).stream().map(Number::longValue).toList();
+                         LIMIT ?""",
+                row -> row.getLong(1), now, limit);
     }
 
-    private Optional<Payment> first(String condition, Map<String, Object> parameters) {
+    private Optional<Payment> first(String condition, Object... parameters) {
         return list(condition, parameters).stream().findFirst();
     }
 
-    @SuppressWarnings("unchecked")
-    private List<Payment> list(String conditionAndOrder, Map<String, Object> parameters) {
-        NativeQuery<Object[]> query = em.createNativeQuery("SELECT " + COLUMNS + " FROM payments WHERE "
-                        + conditionAndOrder)
-                .unwrap(NativeQuery.class)
-                .addScalar("payment_id", StandardBasicTypes.STRING)
-                .addScalar("order_id", StandardBasicTypes.STRING)
-                .addScalar("user_id", StandardBasicTypes.STRING)
-                .addScalar("status", StandardBasicTypes.STRING)
-                .addScalar("amount", StandardBasicTypes.BIG_DECIMAL)
-                .addScalar("currency", StandardBasicTypes.STRING)
-                .addScalar("provider", StandardBasicTypes.STRING)
-                .addScalar("provider_idempotency_key", StandardBasicTypes.STRING)
-                .addScalar("provider_payment_id", StandardBasicTypes.STRING)
-                .addScalar("payment_method_token", StandardBasicTypes.STRING)
-                .addScalar("idempotency_record_id", StandardBasicTypes.LONG)
-                .addScalar("created_at", StandardBasicTypes.INSTANT);
-        parameters.forEach(query::setParameter);
-        return query.getResultList().stream().map(PaymentRows::payment).toList();
+    private List<Payment> list(String conditionAndOrder, Object... parameters) {
+        return sql.list("SELECT " + COLUMNS + " FROM payments WHERE " + conditionAndOrder, PaymentRows::payment,
+                parameters);
     }
 
-    private static Payment payment(Object[] row) {
-        return new Payment((String) row[0], (String) row[1], (String) row[2], Payment.Status.valueOf((String) row[3]),
-                (BigDecimal) row[4], (String) row[5], (String) row[6], (String) row[7], (String) row[8],
-                (String) row[9], (Long) row[10], (Instant) row[11]);
+    private static Payment payment(ResultSet row) throws SQLException {
+        return new Payment(row.getString("payment_id"), row.getString("order_id"), row.getString("user_id"),
+                Payment.Status.valueOf(row.getString("status")), row.getBigDecimal("amount"), row.getString("currency"),
+                row.getString("provider"), row.getString("provider_idempotency_key"),
+                row.getString("provider_payment_id"), row.getString("payment_method_token"),
+                row.getObject("idempotency_record_id", Long.class), SqlRows.instant(row, "created_at"));
     }
 }

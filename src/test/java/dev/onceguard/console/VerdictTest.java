@@ -13,6 +13,11 @@ class VerdictTest {
 
     private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
     private static final Duration WINDOW = Duration.ofMinutes(2);
+    /** A payment past its lease at an unknown outcome, and an operation past its lease before any external call. */
+    private static final Verdict.Facts STUCK_PAYMENT = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90),
+            "outcome_unknown", 0, null, null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW);
+    private static final Verdict.Facts STUCK_START = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "started", 0,
+            null, null, 0, 0, 0, 0, 0, List.of(), WINDOW, NOW);
 
     private static Verdict.Facts completed(int replays, int conflicts, int orders, int charges, List<Verdict.SameCart> sameCart) {
         return new Verdict.Facts("COMPLETED", null, "finished", replays, 201, null, conflicts, orders, charges, 0, 0,
@@ -99,15 +104,11 @@ class VerdictTest {
 
     @Test
     void aStuckOperationIsPromisedOnlyTheRecoveryJobsThatRunHere() {
-        Verdict.Facts stuckPayment = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
-                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW);
-        Verdict.Facts stuckStart = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "started", 0, null,
-                null, 0, 0, 0, 0, 0, List.of(), WINDOW, NOW);
 
-        String allOff = Verdict.of(stuckPayment, null,
+        String allOff = Verdict.of(STUCK_PAYMENT, null,
                 new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY), off(Jobs.RECONCILIATION)))).headline();
-        String bothOn = Verdict.of(stuckPayment, null, new RecoveryJobs(List.of())).headline();
-        String startWithoutRecovery = Verdict.of(stuckStart, null,
+        String bothOn = Verdict.of(STUCK_PAYMENT, null, new RecoveryJobs(List.of())).headline();
+        String startWithoutRecovery = Verdict.of(STUCK_START, null,
                 new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY)))).headline();
 
         assertThat(allOff).doesNotContainIgnoringCase("lease recovery or").doesNotContain("reconciliation,")
@@ -122,15 +123,11 @@ class VerdictTest {
 
     @Test
     void aRecoveryJobWhoseLatestRunFailedIsNotPromised() {
-        Verdict.Facts stuckPayment = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
-                null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW);
-        Verdict.Facts stuckStart = new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "started", 0, null,
-                null, 0, 0, 0, 0, 0, List.of(), WINDOW, NOW);
         RecoveryJobs jobs = new RecoveryJobs(List.of(failed(Jobs.LEASE_RECOVERY, NOW.minusSeconds(30)),
                 off(Jobs.RECONCILIATION)));
 
-        String payment = Verdict.of(stuckPayment, null, jobs).headline();
-        String start = Verdict.of(stuckStart, null, jobs).headline();
+        String payment = Verdict.of(STUCK_PAYMENT, null, jobs).headline();
+        String start = Verdict.of(STUCK_START, null, jobs).headline();
 
         assertThat(payment).endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
                 + "reconciliation” finishes it (reconciliation is switched off here; lease recovery's latest run failed "

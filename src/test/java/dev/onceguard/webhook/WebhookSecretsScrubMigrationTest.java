@@ -11,13 +11,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 
 import static dev.onceguard.Database.execute;
+import static dev.onceguard.Database.single;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -47,18 +46,9 @@ class WebhookSecretsScrubMigrationTest {
     }
 
     private String row(String eventId) {
-        try (Connection connection = db.getConnection();
-             PreparedStatement statement = connection.prepareStatement("""
-                     SELECT event_type || ' ' || status || ' ' || provider_payment_id || ' ' || CAST(payload AS text)
-                       FROM webhook_inbox WHERE provider = 'stripe' AND event_id = ?""")) {
-            statement.setString(1, eventId);
-            try (ResultSet rows = statement.executeQuery()) {
-                rows.next();
-                return rows.getString(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return single(db, String.class, """
+                SELECT event_type || ' ' || status || ' ' || provider_payment_id || ' ' || CAST(payload AS text)
+                  FROM webhook_inbox WHERE provider = 'stripe' AND event_id = ?""", eventId);
     }
 
     private JsonNode payload(String eventId) throws IOException {

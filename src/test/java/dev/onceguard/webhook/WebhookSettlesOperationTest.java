@@ -10,14 +10,11 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.UUID;
 
 import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
+import static dev.onceguard.Database.single;
 import static dev.onceguard.webhook.Deliveries.deliver;
 import static dev.onceguard.webhook.Deliveries.event;
 import static dev.onceguard.webhook.Deliveries.newEventId;
@@ -63,16 +60,7 @@ class WebhookSettlesOperationTest {
     }
 
     private byte[] bodyOf(long recordId) {
-        try (Connection connection = db.getConnection();
-             PreparedStatement read = connection.prepareStatement("SELECT response_body FROM idempotency_records WHERE id = ?")) {
-            read.setLong(1, recordId);
-            try (ResultSet row = read.executeQuery()) {
-                row.next();
-                return row.getBytes(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return single(db, byte[].class, "SELECT response_body FROM idempotency_records WHERE id = ?", recordId);
     }
 
     @Test
