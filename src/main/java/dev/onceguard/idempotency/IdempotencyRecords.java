@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.onceguard.platform.SqlRows;
 import org.postgresql.PGStatement;
 
 import java.sql.Array;
@@ -75,11 +76,11 @@ public class IdempotencyRecords {
             claim.setString(3, request.key().value());
             claim.setString(4, request.fingerprint());
             claim.setString(5, recoveryPoint);
-            claim.setTimestamp(6, Timestamp.from(leaseExpiresAt));
+            SqlRows.setInstant(claim, 6, leaseExpiresAt);
             claim.setString(7, request.requestId());
             claim.setString(8, request.storedBody());
-            claim.setTimestamp(9, Timestamp.from(now));
-            claim.setTimestamp(10, Timestamp.from(expiresAt));
+            SqlRows.setInstant(claim, 9, now);
+            SqlRows.setInstant(claim, 10, expiresAt);
             try (ResultSet row = claim.executeQuery()) {
                 return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
             }
@@ -131,8 +132,8 @@ public class IdempotencyRecords {
         complete.setBytes(4, response.body());
         complete.setString(5, response.resourceType());
         complete.setString(6, response.resourceId());
-        complete.setTimestamp(7, Timestamp.from(now));
-        complete.setTimestamp(8, Timestamp.from(expiresAt));
+        SqlRows.setInstant(complete, 7, now);
+        SqlRows.setInstant(complete, 8, expiresAt);
         complete.setLong(9, recordId);
     }
 
@@ -167,7 +168,7 @@ public class IdempotencyRecords {
                      Instant expiresAt, Applier applier) {
         return update(COMPLETE + applier.condition(), statement -> {
             bindCompletion(statement, recordId, status, response, now, expiresAt);
-            statement.setTimestamp(10, Timestamp.from(applier.lease()));
+            SqlRows.setInstant(statement, 10, applier.lease());
         }) == 1;
     }
 
@@ -188,10 +189,10 @@ public class IdempotencyRecords {
             statement.setString(1, checkpoint.recoveryPoint());
             statement.setString(2, checkpoint.resourceType());
             statement.setString(3, checkpoint.resourceId());
-            statement.setTimestamp(4, leaseExpiresAt == null ? null : Timestamp.from(leaseExpiresAt));
-            statement.setTimestamp(5, recoverAfter == null ? null : Timestamp.from(recoverAfter));
+            SqlRows.setInstant(statement, 4, leaseExpiresAt);
+            SqlRows.setInstant(statement, 5, recoverAfter);
             statement.setLong(6, recordId);
-            statement.setTimestamp(7, Timestamp.from(applier.lease()));
+            SqlRows.setInstant(statement, 7, applier.lease());
         }) == 1;
     }
 
@@ -206,9 +207,9 @@ public class IdempotencyRecords {
                      UPDATE idempotency_records SET lease_expires_at = ?
                       WHERE id = ? AND status = 'PROCESSING' AND lease_expires_at <= ?
                      RETURNING operation, recovery_point, resource_type, resource_id""")) {
-            take.setTimestamp(1, Timestamp.from(leaseExpiresAt));
+            SqlRows.setInstant(take, 1, leaseExpiresAt);
             take.setLong(2, recordId);
-            take.setTimestamp(3, Timestamp.from(now));
+            SqlRows.setInstant(take, 3, now);
             try (ResultSet row = take.executeQuery()) {
                 return row.next()
                         ? Optional.of(new TakenOver(row.getString(1),
@@ -227,7 +228,7 @@ public class IdempotencyRecords {
                  WHERE id = ? AND status = 'PROCESSING' AND recovery_point = ? AND lease_expires_at <= ?""", statement -> {
             statement.setLong(1, recordId);
             statement.setString(2, recoveryPoint);
-            statement.setTimestamp(3, Timestamp.from(now));
+            SqlRows.setInstant(statement, 3, now);
         }) == 1;
     }
 
@@ -245,7 +246,7 @@ public class IdempotencyRecords {
             statement.setString(6, request.fingerprint());
             statement.setString(7, request.requestId());
             statement.setString(8, request.storedBody());
-            statement.setTimestamp(9, Timestamp.from(now));
+            SqlRows.setInstant(statement, 9, now);
         });
     }
 
@@ -259,8 +260,8 @@ public class IdempotencyRecords {
                      SELECT id, operation, recovery_point FROM idempotency_records
                       WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND (recover_after IS NULL OR recover_after <= ?)
                       ORDER BY lease_expires_at LIMIT ?""")) {
-            find.setTimestamp(1, Timestamp.from(now));
-            find.setTimestamp(2, Timestamp.from(now));
+            SqlRows.setInstant(find, 1, now);
+            SqlRows.setInstant(find, 2, now);
             find.setInt(3, limit);
             try (ResultSet rows = find.executeQuery()) {
                 List<ExpiredLease> expired = new ArrayList<>();
@@ -365,10 +366,9 @@ public class IdempotencyRecords {
             StoredResponse response = row.wasNull() ? null : new StoredResponse(responseStatus,
                     fromJson(row.getString("response_headers")), row.getBytes("response_body"),
                     row.getString("resource_type"), row.getString("resource_id"));
-            Timestamp lease = row.getTimestamp("lease_expires_at");
             return Optional.of(new IdempotencyRecord(row.getLong("id"), row.getString("fingerprint"), status,
-                    row.getString("recovery_point"), lease == null ? null : lease.toInstant(), response,
-                    row.getTimestamp("expires_at").toInstant()));
+                    row.getString("recovery_point"), SqlRows.instant(row, "lease_expires_at"), response,
+                    SqlRows.instant(row, "expires_at")));
         }
     }
 

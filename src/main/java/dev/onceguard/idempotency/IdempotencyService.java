@@ -100,8 +100,10 @@ public class IdempotencyService {
     }
 
     /**
-     * Validates everything a request carries before anything runs: the key, the JSON body and its constraints.
-     * A refusal here stores nothing. The body is kept on the record as sent.
+     * Checks the key and the JSON of a request before anything runs; the body's binding to {@code type} and its
+     * constraints are checked before the first write, and not at all for a replay this replica answers from memory
+     * (same fingerprint as a finished record: the body validated the first time). A refusal stores nothing. The body is
+     * kept on the record as sent.
      *
      * @param operation the operation's name, as its records, metrics and settings carry it ({@code create-order})
      */
@@ -119,10 +121,9 @@ public class IdempotencyService {
                                             UnaryOperator<JsonNode> forStorage) {
         try {
             IdempotencyKey key = IdempotencyKey.parse(keyHeader);
-            JsonRequests.Parsed<T> parsed = jsonRequests.read(body, type);
-            String fingerprint = Fingerprint.of(pathParameters, parsed.tree());
-            return new IdempotentRequest<>(operation, userId, key, fingerprint, requestId, parsed.value(),
-                    toJson(forStorage.apply(parsed.tree().deepCopy())));
+            JsonNode tree = jsonRequests.objectTree(body);
+            return new IdempotentRequest<>(operation, userId, key, Fingerprint.of(pathParameters, tree), requestId,
+                    () -> jsonRequests.value(tree, type), () -> toJson(forStorage.apply(tree.deepCopy())));
         } catch (ProblemException e) {
             count(operation, Outcome.REJECTED);
             throw e;
@@ -216,7 +217,9 @@ public class IdempotencyService {
         LogContext.put(LogContext.OPERATION, request.operation());
         LogContext.put(LogContext.IDEMPOTENCY_KEY, request.key().value());
         Instant now = Timestamps.now();
-        Answer answer = finished.find(request, now).map(record -> answerFromFinished(record, request, now))
+        Answer answer = finished.find(request, now)
+                .filter(record -> record.fingerprint().equals(request.fingerprint()))
+                .map(IdempotencyService::replayed)
                 .orElseGet(() -> attempted(request, attempt));
         IdempotentResponse response = answer.response();
         requestLog.append(answer.recordId(), request.requestId(), now, answer.logged(), response.stored().status());
@@ -228,6 +231,7 @@ public class IdempotencyService {
         for (int i = 1; i <= MAX_CLAIM_ATTEMPTS; i++) {
             Attempt result;
             try {
+                request.body(); // bound and validated before the first write, so that a refusal stores nothing
                 result = attempt.get();
             } catch (BusinessRefusal refusal) {
                 result = storeRefusal(request, refusal.problem());
@@ -418,12 +422,12 @@ public class IdempotencyService {
 
     /** Answers a request from its scope's existing record. */
     private Answer answerFrom(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
-        if (record.isFinished()) {
-            finished.remember(request, record);
-            return answerFromFinished(record, request, now);
-        }
         if (!record.fingerprint().equals(request.fingerprint())) {
             return conflict(record, request, now);
+        }
+        if (record.isFinished()) {
+            finished.remember(request, record);
+            return replayed(record);
         }
         return inProgress(record, now);
     }
@@ -435,11 +439,8 @@ public class IdempotencyService {
                 Map.of("Retry-After", Long.toString(seconds))), record.id(), RequestLog.Outcome.IN_PROGRESS);
     }
 
-    private Answer answerFromFinished(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
-        if (!record.fingerprint().equals(request.fingerprint())) {
-            return QuarkusTransaction.joiningExisting().call(() -> conflict(record, request, now));
-        }
-        return new Answer(new IdempotentResponse(Outcome.REPLAYED, record.response()), record.id(),
+    private static Answer replayed(IdempotencyRecord finished) {
+        return new Answer(new IdempotentResponse(Outcome.REPLAYED, finished.response()), finished.id(),
                 RequestLog.Outcome.REPLAYED);
     }
 

@@ -1,10 +1,78 @@
 package dev.onceguard.idempotency;
 
+import java.util.function.Supplier;
+
 /**
- * A validated request to run an operation once: its scope (user, the operation's own name, key), the fingerprint of
- * its business content, the request id that asked, the parsed body the operation works on, and the body as the
- * record keeps it (JSON, with whatever the operation must never store already replaced).
+ * A request to run an operation once: its scope (user, the operation's own name, key), the fingerprint of its
+ * business content, the request id that asked, the body the operation works on, and the body as the record keeps it
+ * (JSON, with whatever the operation must never store already replaced).
+ *
+ * <p>The key and the JSON are checked before this exists; the typed body (bound and validated) and the stored body
+ * are worked out on first use, because a replay of a finished record with the same fingerprint needs neither: its
+ * body is the one that was validated and stored the first time. A request is handled by one thread at a time.
  */
-public record IdempotentRequest<T>(String operation, String userId, IdempotencyKey key, String fingerprint,
-                                   String requestId, T body, String storedBody) {
+public final class IdempotentRequest<T> {
+
+    private final String operation;
+    private final String userId;
+    private final IdempotencyKey key;
+    private final String fingerprint;
+    private final String requestId;
+    private Supplier<T> validatedBody;
+    private Supplier<String> bodyForStorage;
+    private T body;
+    private String storedBody;
+
+    IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, String requestId,
+                      Supplier<T> validatedBody, Supplier<String> bodyForStorage) {
+        this.operation = operation;
+        this.userId = userId;
+        this.key = key;
+        this.fingerprint = fingerprint;
+        this.requestId = requestId;
+        this.validatedBody = validatedBody;
+        this.bodyForStorage = bodyForStorage;
+    }
+
+    public String operation() {
+        return operation;
+    }
+
+    public String userId() {
+        return userId;
+    }
+
+    public IdempotencyKey key() {
+        return key;
+    }
+
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    /**
+     * The body bound to its type and validated, on first use.
+     *
+     * @throws dev.onceguard.platform.ProblemException 400 when it does not bind or validate
+     */
+    public T body() {
+        if (validatedBody != null) {
+            body = validatedBody.get();
+            validatedBody = null;
+        }
+        return body;
+    }
+
+    /** The body as the record stores it, on first use. */
+    public String storedBody() {
+        if (bodyForStorage != null) {
+            storedBody = bodyForStorage.get();
+            bodyForStorage = null;
+        }
+        return storedBody;
+    }
 }

@@ -55,6 +55,12 @@ public class JsonRequests {
     }
 
     public <T> Parsed<T> read(byte[] body, Class<T> type) {
+        JsonNode tree = objectTree(body);
+        return new Parsed<>(tree, value(tree, type));
+    }
+
+    /** The body as a JSON object tree, read as {@link #tree} does; a body of another JSON value is refused. */
+    public JsonNode objectTree(byte[] body) {
         if (body != null && body.length > RequestLimits.MAX_BODY_BYTES) {
             throw new ProblemException(RequestLimits.payloadTooLarge());
         }
@@ -63,6 +69,11 @@ public class JsonRequests {
             throw new ProblemException(Problem.validation(List.of(
                     new Problem.FieldError("", "the request body must be a JSON object"))));
         }
+        return tree;
+    }
+
+    /** A tree from {@link #objectTree} bound strictly to {@code type} and validated. */
+    public <T> T value(JsonNode tree, Class<T> type) {
         T value;
         try {
             value = strict.treeToValue(tree, type);
@@ -72,7 +83,7 @@ public class JsonRequests {
             throw new ProblemException(malformed());
         }
         validate(value);
-        return new Parsed<>(tree, value);
+        return value;
     }
 
     public <T> void validate(T value) {

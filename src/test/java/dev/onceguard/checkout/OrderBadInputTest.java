@@ -104,6 +104,25 @@ class OrderBadInputTest {
     }
 
     @Test
+    void anInvalidBodyWithAKeyWhoseRecordIsRememberedIsStillRefusedAsInvalid() {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        assertThat(createOrder(user, key, ONE_EBOOK).statusCode()).isEqualTo(201);
+        assertThat(createOrder(user, key, ONE_EBOOK).header("Idempotent-Replayed"))
+                .as("this replay read the finished record, so the replica now answers it from memory").isEqualTo("true");
+
+        Response refused = createOrder(user, key, "{\"items\":[{\"productId\":\"p-184\",\"quantity\":0}],\"currency\":\"RUB\"}");
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.<String>path("code")).isEqualTo("VALIDATION_FAILED");
+        assertThat(refused.<List<String>>path("errors.field")).containsExactly("items[0].quantity");
+        assertThat(count(db, "SELECT count(*) FROM idempotency_conflicts WHERE user_id = ?", user)).isZero();
+        Response replay = createOrder(user, key, ONE_EBOOK);
+        assertThat(replay.statusCode()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+    }
+
+    @Test
     void aRefusedRequestLeavesNoCountInTheDatabase() {
         activity.flush();
         long countedBefore = count(db, "SELECT coalesce(sum(count), 0) FROM activity_hourly");

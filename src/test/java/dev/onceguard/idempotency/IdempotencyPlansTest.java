@@ -89,7 +89,7 @@ class IdempotencyPlansTest {
     private Object newOrder(String user, String key) {
         return inTransaction(() -> {
             IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
-                    new IdempotencyKey(key), "f".repeat(64), "req-" + key, null, "{}");
+                    new IdempotencyKey(key), "f".repeat(64), "req-" + key, () -> null, () -> "{}");
             Instant now = Instant.now();
             OptionalLong id = records.claim(request, IdempotencyService.STARTED, now, now.plusSeconds(30),
                     now.plusSeconds(3600));
