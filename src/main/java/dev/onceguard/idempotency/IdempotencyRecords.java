@@ -1,11 +1,11 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.platform.SqlRows;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.onceguard.platform.SqlRows;
 import org.postgresql.PGStatement;
 
 import java.sql.Array;
