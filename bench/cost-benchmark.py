@@ -76,9 +76,28 @@ def wrk_errors(text):
     return answers + (sum(int(g) for g in sockets.groups()) if sockets else 0)
 
 
-def measure(label, cmd, kind, service_pid, db):
+def gc_pauses(gc_log, since_line):
+    """The service's collections in its -Xlog:gc file after line since_line: "young N (X ms), full M (Y ms)"."""
+    pauses = {"Young": [0, 0.0], "Full": [0, 0.0]}
+    with open(gc_log) as log:
+        for line in log.readlines()[since_line:]:
+            found = re.search(r"Pause (Young|Full) .* ([\d.]+)ms$", line)
+            if found:
+                pauses[found.group(1)][0] += 1
+                pauses[found.group(1)][1] += float(found.group(2))
+    return "young {} ({:.0f} ms), full {} ({:.0f} ms)".format(*pauses["Young"], *pauses["Full"])
+
+
+def lines_of(path):
+    with open(path) as f:
+        return sum(1 for _ in f)
+
+
+def measure(label, cmd, kind, service_pid, db, gc_log=None):
     """Runs cmd; the database's CPU is summed over every backend seen while it ran (polled, so that backends which
-    connect and leave during the run, like pgbench's, are counted up to their last 0.2 s)."""
+    connect and leave during the run, like pgbench's, are counted up to their last 0.2 s). With gc_log, the row also
+    says which collections the service paused for while it ran."""
+    gc_from = lines_of(gc_log) if gc_log else 0
     baseline = {pid: proc_cpu(pid) for pid in backends(db)}
     last = dict(baseline)
     s0, t0 = proc_cpu(service_pid) if service_pid else 0.0, time.time()
@@ -109,6 +128,8 @@ def measure(label, cmd, kind, service_pid, db):
     res["pg_cpu_ms"] = round(1000 * (d1 - d0) / n, 3)
     res["wall_s"] = round(time.time() - t0, 1)
     res["load_avg"] = os.getloadavg()[0]
+    if gc_log:
+        res["gc"] = gc_pauses(gc_log, gc_from)
     print(json.dumps(res), flush=True)
     if kind == "wrk" and res["errors"]:
         for line in re.findall(r"^(?:BENCH_RESULT|BENCH_UNEXPECTED|Non-2xx|Socket errors).*", text, re.M):
@@ -145,8 +166,9 @@ def run_service(a, conns, base, tag, results):
                SMALLRYE_JWT_VERIFY_ALGORITHM="HS256", MP_JWT_VERIFY_ISSUER="https://onceguard.bench",
                **dict(kv.split("=", 1) for kv in a.service_env))
     log = open(f"/tmp/{a.db}-service.log", "w")
-    service = subprocess.Popen(["java", *shlex.split(a.java_opts), "-jar", a.jar], env=env, stdout=log,
-                               stderr=subprocess.STDOUT)
+    gc_log = f"/tmp/{a.db}-gc.log"
+    service = subprocess.Popen(["java", *shlex.split(a.java_opts), f"-Xlog:gc:file={gc_log}", "-jar", a.jar], env=env,
+                               stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_ready(base + "/q/health/ready")
         tokens = f"/tmp/{a.db}-tokens.txt"
@@ -173,9 +195,9 @@ def run_service(a, conns, base, tag, results):
         print("ANALYZE done; orders so far:", psql(a.db, "SELECT count(*) FROM orders"), flush=True)
         for c in conns:
             results[("service", "new", c)] = measure(f"{a.label} new c{c}", wrk("new-orders.lua", c, a.duration), "wrk",
-                                                     service.pid, a.db)
+                                                     service.pid, a.db, gc_log)
             results[("service", "replay", c)] = measure(f"{a.label} replay c{c}", wrk("replays.lua", c, a.duration),
-                                                        "wrk", service.pid, a.db)
+                                                        "wrk", service.pid, a.db, gc_log)
         rss = [l for l in open(f"/proc/{service.pid}/status") if l.startswith("VmRSS")][0].split()[1]
         return int(rss) // 1024
     finally:
