@@ -13,7 +13,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -295,7 +294,7 @@ public class IdempotencyRecords {
                 append.setArray(1, array(connection, "bigint", entries.stream().map(RequestLog.Entry::recordId).toArray()));
                 append.setArray(2, array(connection, "text", entries.stream().map(RequestLog.Entry::requestId).toArray()));
                 append.setArray(3, array(connection, "timestamptz",
-                        entries.stream().map(e -> Timestamp.from(e.receivedAt())).toArray()));
+                        entries.stream().map(e -> e.receivedAt().toString()).toArray()));
                 append.setArray(4, array(connection, "text", entries.stream().map(e -> e.outcome().name()).toArray()));
                 append.setArray(5, array(connection, "integer", entries.stream().map(RequestLog.Entry::httpStatus).toArray()));
                 append.executeUpdate();
@@ -310,7 +309,7 @@ public class IdempotencyRecords {
                     count.setArray(1, array(connection, "bigint", replays.stream().map(RequestLog.Replays::recordId).toArray()));
                     count.setArray(2, array(connection, "integer", replays.stream().map(RequestLog.Replays::count).toArray()));
                     count.setArray(3, array(connection, "timestamptz",
-                            replays.stream().map(r -> Timestamp.from(r.lastAt())).toArray()));
+                            replays.stream().map(r -> r.lastAt().toString()).toArray()));
                     count.executeUpdate();
                 }
             }

@@ -10,7 +10,6 @@ import org.jboss.logging.Logger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -61,7 +60,7 @@ public class HourlyActivity {
              PreparedStatement dropOld = connection.prepareStatement(
                      "DELETE FROM activity_hourly WHERE hour < now() - make_interval(days => ?)")) {
             for (Map.Entry<Slot, LongAdder> entry : counted.entrySet()) {
-                add.setTimestamp(1, Timestamp.from(entry.getKey().hour()));
+                SqlRows.setInstant(add, 1, entry.getKey().hour());
                 add.setString(2, entry.getKey().kind());
                 add.setLong(3, entry.getValue().sum());
                 add.addBatch();
