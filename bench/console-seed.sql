@@ -220,11 +220,12 @@ SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS de
    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid);
 SELECT 'DROP INDEX ' || name FROM seed_indexes \gexec
 
-INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
+INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id, created_at,
+                    updated_at)
 SELECT o.order_id, o.user_id,
        CASE WHEN pd.fulfilled_at IS NOT NULL THEN 'FULFILLED' WHEN pd.paid_at IS NOT NULL THEN 'PAID'
             ELSE 'AWAITING_PAYMENT' END,
-       c.total, 'RUB', pg_temp.uuid(o.g, 'request'), o.created_at,
+       c.total, 'RUB', pg_temp.uuid(o.g, 'request'), o.g, o.created_at,
        coalesce(pd.fulfilled_at, pd.paid_at, o.created_at)
   FROM seed_order o
   JOIN seed_carts c ON c.cart = o.cart

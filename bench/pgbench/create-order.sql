@@ -1,10 +1,11 @@
 -- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), in one
 -- transaction, as the service sends them (the engine's from IdempotencyRecords, the order's from checkout.CatalogRows
 -- and checkout.OrderRows):
---   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id (with the cart as sent)
+--   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id (with the cart as sent, no lease)
 --   2. catalog:  SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN (...)
 --   3. persist:  WITH inserted AS (INSERT INTO orders ...) INSERT INTO order_items ... (one statement)
---   4. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only)
+--   4. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only),
+--                the claim's expiry kept: no indexed column changes, so PostgreSQL updates the row in place
 -- Not here: the request's request log row, which the service writes later in one batch per second.
 -- Differences, all server-side and cheap: timestamps are now() instead of bound values, and RETURNING
 -- also hands back the generated order id / request id / user id so that later statements can bind them.
@@ -18,7 +19,7 @@ INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprin
     recovery_point, lease_expires_at, request_id, request_body, created_at, expires_at)
 VALUES ('bench-user-' || lpad(:uid::text, 3, '0'), 'create-order', gen_random_uuid()::text,
     '856d9653223abd5a683e75a24aa7088d1afed64493e5786a60578468cd890252', 'PROCESSING', 'started',
-    now() + interval '30 seconds', md5(:r2::text)::uuid::text,
+    NULL, md5(:r2::text)::uuid::text,
     CAST('{"items"' || CHR(58) || '[{"productId"' || CHR(58) || '"p-184","quantity"' || CHR(58) || '1}],"currency"' || CHR(58) || '"RUB"}' AS jsonb),
     now(), now() + interval '24 hours')
 ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
@@ -27,8 +28,9 @@ RETURNING id AS rec_id, user_id, request_id,
            || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14) AS order_id \gset
 SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ('p-184');
 WITH inserted AS (
-    INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
-    VALUES (:order_id, :user_id, 'AWAITING_PAYMENT', 1500.00, 'RUB', :request_id, now(), now()))
+    INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id, created_at,
+                        updated_at)
+    VALUES (:order_id, :user_id, 'AWAITING_PAYMENT', 1500.00, 'RUB', :request_id, :rec_id, now(), now()))
 INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price) VALUES (:order_id, 0, 'p-184', 1, 1500.00);
 UPDATE idempotency_records
    SET status = 'COMPLETED', recovery_point = 'finished', lease_expires_at = NULL,

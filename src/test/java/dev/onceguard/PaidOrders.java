@@ -118,6 +118,6 @@ public class PaidOrders {
         List<Order.Line> lines = Arrays.stream(productIds)
                 .map(productId -> new Order.Line(productId, 1, prices.get(productId).price())).toList();
         BigDecimal total = lines.stream().map(Order.Line::unitPrice).reduce(BigDecimal.ZERO, BigDecimal::add);
-        orders.insert(orderId, userId, Order.Status.PAID, total, "RUB", "test", Timestamps.now(), lines);
+        orders.insert(orderId, userId, Order.Status.PAID, total, "RUB", "test", null, Timestamps.now(), lines);
     }
 }

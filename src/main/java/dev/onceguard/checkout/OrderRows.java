@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,16 +35,20 @@ public class OrderRows {
         this.sql = sql;
     }
 
-    /** Inserts the order and its lines (line_no from 0) in one statement. */
+    /**
+     * Inserts the order and its lines (line_no from 0) in one statement, naming the idempotency record that creates
+     * it (null for an order made outside the engine, as fixtures make them).
+     */
     public void insert(String orderId, String userId, Order.Status status, BigDecimal total, String currency,
-                       String requestId, Instant now, List<Order.Line> lines) {
+                       String requestId, Long recordId, Instant now, List<Order.Line> lines) {
         StringBuilder statement = new StringBuilder("""
                 WITH inserted AS (
-                    INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?))
+                    INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id,
+                                        created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))
                 INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price) VALUES\s""");
-        List<Object> parameters = new ArrayList<>(List.of(orderId, userId, status.name(), total, currency, requestId,
-                now, now));
+        List<Object> parameters = new ArrayList<>(Arrays.asList(orderId, userId, status.name(), total, currency,
+                requestId, recordId, now, now));
         for (int i = 0; i < lines.size(); i++) {
             statement.append(i == 0 ? "" : ", ").append("(?, ").append(i).append(", ?, ?, ?)");
             parameters.addAll(List.of(orderId, lines.get(i).productId(), lines.get(i).quantity(),

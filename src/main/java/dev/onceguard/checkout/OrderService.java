@@ -38,7 +38,7 @@ public class OrderService {
         this.orderRows = orderRows;
     }
 
-    public StoredResponse create(String userId, String requestId, CreateOrderRequest request) {
+    public StoredResponse create(String userId, String requestId, CreateOrderRequest request, long recordId) {
         Map<String, CatalogPrice> catalog = catalogRows.prices(
                 request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList());
         checkAgainstCatalog(request, catalog);
@@ -55,7 +55,7 @@ public class OrderService {
             total = total.add(unitPrice.multiply(BigDecimal.valueOf(item.quantity())));
         }
         Order.Status status = Order.Status.AWAITING_PAYMENT;
-        orderRows.insert(orderId, userId, status, total, request.currency(), requestId, now, lines);
+        orderRows.insert(orderId, userId, status, total, request.currency(), requestId, recordId, now, lines);
 
         OrderView view = new OrderView(orderId, status.name(),
                 lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))

@@ -115,7 +115,7 @@ public class ActivityOverview {
     private Processing processing() {
         return reads.one("""
                         SELECT count(*) FILTER (WHERE lease_expires_at <= now()) AS stuck, count(*) AS processing
-                          FROM idempotency_records WHERE status = 'PROCESSING'""",
+                          FROM idempotency_records WHERE status = 'PROCESSING' AND lease_expires_at IS NOT NULL""",
                 row -> new Processing(row.getLong("stuck"), row.getLong("processing"))).orElseThrow();
     }
 

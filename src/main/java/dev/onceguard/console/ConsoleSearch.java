@@ -131,8 +131,7 @@ public class ConsoleSearch {
     private List<Match> orders(Matching m) {
         return reads.list("""
                         SELECT o.order_id, o.user_id, o.status, o.total, o.currency, o.created_at,
-                               (SELECT min(r.id) FROM idempotency_records r
-                                 WHERE r.resource_type = 'order' AND r.resource_id = o.order_id) AS record_id
+                               (SELECT r.id FROM idempotency_records r WHERE r.id = o.idempotency_record_id) AS record_id
                           FROM orders o WHERE""" + " " + m.on("o.order_id") + """
                          ORDER BY o.order_id LIMIT ?""",
                 row -> new Match("Order", row.getString("order_id"), row.getString("status") + ", "
@@ -230,9 +229,8 @@ public class ConsoleSearch {
         }
         return reads.list("""
                         SELECT e.id, e.event_type, e.aggregate_type, e.aggregate_id, e.status, e.created_at,
-                               (SELECT min(r.id) FROM idempotency_records r
-                                 WHERE e.aggregate_type = 'order' AND r.resource_type = 'order'
-                                   AND r.resource_id = e.aggregate_id) AS record_id
+                               (SELECT r.id FROM orders o JOIN idempotency_records r ON r.id = o.idempotency_record_id
+                                 WHERE e.aggregate_type = 'order' AND o.order_id = e.aggregate_id) AS record_id
                           FROM outbox_events e WHERE e.id = ?""",
                 row -> new Match("Outbox event", "#" + row.getLong("id"), row.getString("event_type") + " of "
                         + row.getString("aggregate_type") + " " + row.getString("aggregate_id") + ", "

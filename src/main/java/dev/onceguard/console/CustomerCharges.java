@@ -103,9 +103,9 @@ public class CustomerCharges {
                                p.created_at, p.idempotency_record_id, intent.id AS intent_id,
                                intent.idempotency_key AS intent_key, intent.fingerprint
                           FROM payments p
-                          LEFT JOIN LATERAL (SELECT r.id, r.idempotency_key, r.fingerprint FROM idempotency_records r
-                                              WHERE r.resource_type = 'order' AND r.resource_id = p.order_id
-                                              ORDER BY r.id LIMIT 1) intent ON true
+                          LEFT JOIN LATERAL (SELECT r.id, r.idempotency_key, r.fingerprint
+                                               FROM orders o JOIN idempotency_records r ON r.id = o.idempotency_record_id
+                                              WHERE o.order_id = p.order_id) intent ON true
                          WHERE p.user_id = ? AND p.status = 'SUCCEEDED' AND p.created_at >= ? AND p.created_at < ?
                          ORDER BY p.created_at, p.payment_id
                          LIMIT ?""",

@@ -276,8 +276,9 @@ public class OperationChains {
     private List<OperationRow> onSameOrder(long recordId, String orderId, List<Payment> payments) {
         return reads.list("SELECT " + OperationRow.COLUMNS + """
                          FROM idempotency_records
-                        WHERE ((resource_type = 'order' AND resource_id = ?)
-                               OR (resource_type = 'payment' AND resource_id = ANY(?)))
+                        WHERE id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
+                                     UNION ALL
+                                     SELECT idempotency_record_id FROM payments WHERE payment_id = ANY(?))
                           AND id <> ?
                         ORDER BY created_at, id
                         LIMIT ?""",

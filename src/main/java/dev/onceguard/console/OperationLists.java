@@ -51,16 +51,19 @@ public class OperationLists {
         }
         if (filter.order() != null) {
             conditions.add("""
-                    ((resource_type = 'order' AND resource_id = ?)
-                     OR (resource_type = 'payment'
-                         AND resource_id = ANY(ARRAY(SELECT payment_id FROM payments WHERE order_id = ?))))""");
+                    id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
+                           UNION ALL
+                           SELECT idempotency_record_id FROM payments WHERE order_id = ?)""");
             parameters.add(filter.order());
             parameters.add(filter.order());
         }
         if (filter.status() != null) {
-            // Written as a literal (one of the three checked names), not bound: only then can a reused plan prove that
-            // FAILED or PROCESSING lies in the partial indexes of not-completed records.
-            conditions.add("status = '" + IdempotencyRecord.Status.valueOf(filter.status()).name() + "'");
+            IdempotencyRecord.Status status = IdempotencyRecord.Status.valueOf(filter.status());
+            conditions.add("status = '" + status.name() + "'");
+            if (status == IdempotencyRecord.Status.PROCESSING) {
+                // every PROCESSING record that has committed holds a lease: read through the index of leases
+                conditions.add("lease_expires_at IS NOT NULL");
+            }
         }
         if (filter.operation() != null) {
             conditions.add("operation = ?");

@@ -65,7 +65,10 @@ public class IdempotencyRecords {
         this.json = json;
     }
 
-    /** Inserts the PROCESSING record; empty when the scope already has one (after waiting for an uncommitted one). */
+    /**
+     * Inserts the PROCESSING record, under {@code leaseExpiresAt} (null for work that finishes in this transaction);
+     * empty when the scope already has one (after waiting for an uncommitted one).
+     */
     OptionalLong claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
         try (Connection connection = dataSource.getConnection();
@@ -113,8 +116,9 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Stores the final response on a record this transaction claimed itself: nobody else can have touched the
-     * uncommitted row, so the update names it by primary key alone.
+     * Stores the final response on a record this transaction claimed itself without a lease: nobody else can have
+     * touched the uncommitted row, so the update names it by primary key alone. Given the expiry the claim set, it
+     * changes no indexed column, and PostgreSQL updates the row in place (no new index entries).
      */
     void completeClaimed(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
                          Instant expiresAt) {

@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -73,6 +72,12 @@ public class IdempotencyService {
     private static final int MAX_CLAIM_ATTEMPTS = 3;
     /** The recovery point of a record whose operation has made no external call and kept no work yet. */
     public static final String STARTED = "started";
+    /**
+     * The lease of a claim whose work finishes in the claim's own transaction: its PROCESSING state never commits, so
+     * nobody can take it over. With no lease, and the expiry its claim set, its completion changes no indexed column
+     * of the record, and PostgreSQL updates the row in place.
+     */
+    private static final Instant WITHOUT_LEASE = null;
 
     private final IdempotencyRecords records;
     private final FinishedRecords finished;
@@ -147,7 +152,7 @@ public class IdempotencyService {
     private static final Attempt RECORD_VANISHED = new RecordVanished();
 
     /** Runs a local operation once, in one transaction with its record; see the class comment for the phases. */
-    public <T> IdempotentResponse execute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
+    public <T> IdempotentResponse execute(IdempotentRequest<T> request, LocalOperation<T> operation) {
         return answered(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
     }
 
@@ -247,16 +252,15 @@ public class IdempotencyService {
                 + " vanished " + MAX_CLAIM_ATTEMPTS + " times between claim and read");
     }
 
-    private <T> Attempt claimAndExecute(IdempotentRequest<T> request, Function<T, StoredResponse> operation) {
+    private <T> Attempt claimAndExecute(IdempotentRequest<T> request, LocalOperation<T> operation) {
         Instant now = Timestamps.now();
-        OptionalLong recordId = claimReleasingAbandoned(request, now);
+        OptionalLong recordId = claimReleasingAbandoned(request, now, WITHOUT_LEASE);
         if (recordId.isEmpty()) {
             return answerFromRecord(request, now);
         }
-        StoredResponse result = operation.apply(request.body());
-        Instant completedAt = Timestamps.now();
-        records.completeClaimed(recordId.getAsLong(), IdempotencyRecord.Status.COMPLETED, result, completedAt,
-                completedAt.plus(retentionOf(request.operation())));
+        StoredResponse result = operation.run(request.body(), recordId.getAsLong());
+        records.completeClaimed(recordId.getAsLong(), IdempotencyRecord.Status.COMPLETED, result, Timestamps.now(),
+                expiryOf(request, now));
         LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId.getAsLong());
         return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, result), recordId.getAsLong(),
                 RequestLog.Outcome.EXECUTED));
@@ -264,12 +268,12 @@ public class IdempotencyService {
 
     private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase) {
         Instant now = Timestamps.now();
-        OptionalLong recordId = claimReleasingAbandoned(request, now);
+        Instant lease = leaseFrom(now);
+        OptionalLong recordId = claimReleasingAbandoned(request, now, lease);
         if (recordId.isEmpty()) {
             return takeOverOrAnswer(request, now);
         }
         long claimed = recordId.getAsLong();
-        Instant lease = leaseFrom(now);
         return new Ran(claimed, lease, applied(claimed, lease, request.operation(), new Checkpoint(STARTED, null, null),
                 firstPhase.run(request.body(), claimed)));
     }
@@ -378,19 +382,23 @@ public class IdempotencyService {
     }
 
     /**
-     * Claims the scope; a record of the same request abandoned at {@link #STARTED} (its process died before any
-     * external call, so none of its work survived) is released first and the claim made again.
+     * Claims the scope under {@code lease}; a record of the same request abandoned at {@link #STARTED} (its process
+     * died before any external call, so none of its work survived) is released first and the claim made again.
      */
-    private OptionalLong claimReleasingAbandoned(IdempotentRequest<?> request, Instant now) {
-        OptionalLong recordId = claim(request, now);
+    private OptionalLong claimReleasingAbandoned(IdempotentRequest<?> request, Instant now, Instant lease) {
+        OptionalLong recordId = claim(request, now, lease);
         if (recordId.isEmpty()) {
             Optional<IdempotencyRecord> record = findRecord(request);
             if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
                     && releaseIfAbandoned(record.get().id())) {
-                recordId = claim(request, now);
+                recordId = claim(request, now, lease);
             }
         }
         return recordId;
+    }
+
+    private OptionalLong claim(IdempotentRequest<?> request, Instant now, Instant lease) {
+        return records.claim(request, STARTED, now, lease, expiryOf(request, now));
     }
 
     /**
@@ -402,8 +410,9 @@ public class IdempotencyService {
                 records.releaseIfAbandoned(recordId, STARTED, Timestamps.now()));
     }
 
-    private OptionalLong claim(IdempotentRequest<?> request, Instant now) {
-        return records.claim(request, STARTED, now, leaseFrom(now), now.plus(retentionOf(request.operation())));
+    /** Until when a record claimed at {@code now} is kept once it is finished. */
+    private Instant expiryOf(IdempotentRequest<?> request, Instant now) {
+        return now.plus(retentionOf(request.operation()));
     }
 
     /** The lease a claim or a take-over at {@code now} sets, and by which its holder is known. */
@@ -458,12 +467,12 @@ public class IdempotencyService {
         StoredResponse refusal = problemResponse(problem, Map.of());
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
-            OptionalLong recordId = claim(request, now);
+            OptionalLong recordId = claim(request, now, WITHOUT_LEASE);
             if (recordId.isEmpty()) {
                 return answerFromRecord(request, now);
             }
             records.completeClaimed(recordId.getAsLong(), IdempotencyRecord.Status.FAILED, refusal, now,
-                    now.plus(retentionOf(request.operation())));
+                    expiryOf(request, now));
             return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), recordId.getAsLong(),
                     RequestLog.Outcome.REFUSED));
         });

@@ -6,7 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * {@code onceguard_operations_processing{stale}}: PROCESSING records with a live lease ({@code stale="false"}) and
- * past it ({@code stale="true"}), read from the partial index on PROCESSING records.
+ * past it ({@code stale="true"}), read from the index of leases (every PROCESSING record that has committed holds one).
  */
 @ApplicationScoped
 @Startup
@@ -15,7 +15,7 @@ public class ProcessingOperationsGauge {
     private static final String PROCESSING = """
             SELECT count(*) FILTER (WHERE lease_expires_at > now()),
                    count(*) FILTER (WHERE lease_expires_at <= now())
-              FROM idempotency_records WHERE status = 'PROCESSING'""";
+              FROM idempotency_records WHERE status = 'PROCESSING' AND lease_expires_at IS NOT NULL""";
 
     public ProcessingOperationsGauge(DatabaseGauges gauges) {
         String description = "Idempotent operations in PROCESSING";

@@ -1,5 +1,6 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -13,8 +14,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import static dev.onceguard.Database.count;
@@ -86,18 +88,47 @@ class IdempotencyPlansTest {
                 .isLessThanOrEqualTo(newOrderWhenEmpty + 2 * (indexes + 1));
     }
 
-    private Object newOrder(String user, String key) {
-        return inTransaction(() -> {
-            IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
-                    new IdempotencyKey(key), "f".repeat(64), "req-" + key, () -> null, () -> "{}");
-            Instant now = Instant.now();
-            OptionalLong id = records.claim(request, IdempotencyService.STARTED, now, now.plusSeconds(30),
-                    now.plusSeconds(3600));
-            records.completeClaimed(id.orElseThrow(), IdempotencyRecord.Status.COMPLETED,
-                    new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
-                    now, now.plusSeconds(3600));
-            return id;
+    @Test
+    void aLocalOperationsCompletionChangesNoIndexedColumnSoItsRowIsUpdatedInPlace() {
+        Set<String> indexed = Set.of(Database.single(db, String.class, """
+                SELECT string_agg(DISTINCT a.attname, ',') FROM pg_index i
+                  JOIN pg_attribute a ON a.attrelid = i.indrelid
+                 WHERE i.indrelid = 'idempotency_records'::regclass
+                   AND (a.attnum = ANY(i.indkey::int2[])
+                        OR EXISTS (SELECT 1 FROM pg_depend d
+                                    WHERE d.classid = 'pg_class'::regclass AND d.objid = i.indexrelid
+                                      AND d.refobjid = i.indrelid AND d.refobjsubid = a.attnum))""").split(","));
+        assertThat(indexed).as("columns named by an index's key or predicate")
+                .contains("user_id", "operation", "idempotency_key", "created_at", "expires_at", "lease_expires_at")
+                .doesNotContainAnyElementsOf(List.of("status", "recovery_point", "response_status", "response_headers",
+                        "response_body", "resource_type", "resource_id", "completed_at"));
+
+        execute(db, "TRUNCATE idempotency_records CASCADE");
+        String user = TestTokens.newUser();
+        long[] updates = inTransaction(() -> {
+            claimAndComplete(user, "in-place");
+            return new long[] {
+                    count(db, "SELECT pg_stat_get_xact_tuples_updated('idempotency_records'::regclass)"),
+                    count(db, "SELECT pg_stat_get_xact_tuples_hot_updated('idempotency_records'::regclass)")};
         });
+        assertThat(updates).as("updates, of them heap-only, in the transaction of claim and completion")
+                .containsExactly(1, 1);
+    }
+
+    private Object newOrder(String user, String key) {
+        return inTransaction(() -> claimAndComplete(user, key));
+    }
+
+    /** The engine's two statements of a new order, as it runs them: a claim without lease, the completion in place. */
+    private long claimAndComplete(String user, String key) {
+        IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
+                new IdempotencyKey(key), "f".repeat(64), "req-" + key, () -> null, () -> "{}");
+        Instant now = Instant.now();
+        long id = records.claim(request, IdempotencyService.STARTED, now, null, now.plusSeconds(3600)).orElseThrow();
+        records.completeClaimed(id, IdempotencyRecord.Status.COMPLETED,
+                new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
+                now, now.plusSeconds(3600));
+        return id;
     }
 
     /** Blocks of idempotency_records and its indexes read (from cache or disk) by one transaction; fewest of three. */
