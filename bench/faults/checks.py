@@ -222,9 +222,9 @@ def check_global(postgres, initial_stock, limited_product):
             findings.add("stuck", f"{n} {what}")
     orphans = int(postgres.scalar(
         "SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM idempotency_records r "
-        "WHERE r.operation = 'create-order' AND r.resource_id = o.order_id)"))
+        "WHERE r.id = o.idempotency_record_id AND r.operation = 'create-order' AND r.resource_id = o.order_id)"))
     if orphans:
-        findings.add("duplicates", f"{orphans} orders no idempotency record names")
+        findings.add("duplicates", f"{orphans} orders not named by the idempotency record they name")
     two_charges = int(postgres.scalar(
         "SELECT count(*) FROM (SELECT order_id FROM sandbox_payments WHERE status = 'SUCCEEDED' "
         "GROUP BY order_id HAVING count(*) > 1) t"))
