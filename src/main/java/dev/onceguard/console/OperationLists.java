@@ -16,7 +16,7 @@ import static dev.onceguard.console.ConsoleReads.instant;
 /**
  * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
  * "possible double submission" pairs among them. Each page reads at most {@link #PAGE_SIZE} + 1 rows through an
- * index: by key, by user, by resource, or by time.
+ * index: by key, by user, by time, or the records an order and its payments name by primary key.
  */
 @ApplicationScoped
 public class OperationLists {
@@ -59,7 +59,8 @@ public class OperationLists {
         }
         if (filter.status() != null) {
             IdempotencyRecord.Status status = IdempotencyRecord.Status.valueOf(filter.status());
-            conditions.add("status = '" + status.name() + "'");
+            conditions.add("status = ?");
+            parameters.add(status.name());
             if (status == IdempotencyRecord.Status.PROCESSING) {
                 // every PROCESSING record that has committed holds a lease: read through the index of leases
                 conditions.add("lease_expires_at IS NOT NULL");

@@ -111,6 +111,21 @@ class ConsoleOperationsPagingTest {
     }
 
     @Test
+    void theProcessingFilterListsTheUnfinishedRecordsUnderALeaseLiveOrExpired() {
+        String finishedKey = UUID.randomUUID().toString();
+        String liveKey = UUID.randomUUID().toString();
+        String expiredKey = UUID.randomUUID().toString();
+        createOrder(user, finishedKey, ONE_EBOOK).then().statusCode(201);
+        MachinerySeeds.processing(db, user, "create-payment", liveKey, "payment_created", null, false);
+        MachinerySeeds.processing(db, user, "create-payment", expiredKey, "outcome_unknown", null, true);
+
+        assertThat(rowKeys(page("/console/operations?user=" + user + "&status=PROCESSING", 200)))
+                .containsExactlyInAnyOrder(liveKey, expiredKey);
+        assertThat(rowKeys(page("/console/operations?user=" + user + "&status=COMPLETED", 200)))
+                .containsExactly(finishedKey);
+    }
+
+    @Test
     void theSameCartUnderTwoKeysWithinTheWindowIsMarkedOnTheUserView() {
         String first = UUID.randomUUID().toString();
         String second = UUID.randomUUID().toString();
