@@ -18,10 +18,8 @@ public final class IdempotentRequest<T> {
     private final IdempotencyKey key;
     private final String fingerprint;
     private final String requestId;
-    private Supplier<T> validatedBody;
-    private Supplier<String> bodyForStorage;
-    private T body;
-    private String storedBody;
+    private final OnFirstUse<T> body;
+    private final OnFirstUse<String> storedBody;
 
     IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, String requestId,
                       Supplier<T> validatedBody, Supplier<String> bodyForStorage) {
@@ -30,8 +28,27 @@ public final class IdempotentRequest<T> {
         this.key = key;
         this.fingerprint = fingerprint;
         this.requestId = requestId;
-        this.validatedBody = validatedBody;
-        this.bodyForStorage = bodyForStorage;
+        this.body = new OnFirstUse<>(validatedBody);
+        this.storedBody = new OnFirstUse<>(bodyForStorage);
+    }
+
+    /** A value worked out by its supplier when first asked for, then kept. */
+    private static final class OnFirstUse<V> {
+
+        private Supplier<V> supplier;
+        private V value;
+
+        OnFirstUse(Supplier<V> supplier) {
+            this.supplier = supplier;
+        }
+
+        V get() {
+            if (supplier != null) {
+                value = supplier.get();
+                supplier = null;
+            }
+            return value;
+        }
     }
 
     public String operation() {
@@ -60,19 +77,11 @@ public final class IdempotentRequest<T> {
      * @throws dev.onceguard.platform.ProblemException 400 when it does not bind or validate
      */
     public T body() {
-        if (validatedBody != null) {
-            body = validatedBody.get();
-            validatedBody = null;
-        }
-        return body;
+        return body.get();
     }
 
     /** The body as the record stores it, on first use. */
     public String storedBody() {
-        if (bodyForStorage != null) {
-            storedBody = bodyForStorage.get();
-            bodyForStorage = null;
-        }
-        return storedBody;
+        return storedBody.get();
     }
 }
