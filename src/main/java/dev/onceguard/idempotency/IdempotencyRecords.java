@@ -15,7 +15,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -283,11 +282,34 @@ public class IdempotencyRecords {
      * to their records' counts, and keeps only the first and the last {@code keptPerEnd} rows of each record in
      * {@code boundedRecordIds}.
      */
-    void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays, long[] boundedRecordIds,
-                          int keptPerEnd) {
+    /**
+     * Writes one batch of the request log: the rows, the replay counts, and the pruning that keeps each bounded record
+     * (one a retry reached) at its first and last {@code keptPerEnd} rows.
+     *
+     * <p>The pruning reads live rows only, so it stays cheap however many rows it has deleted before (a deleted row's
+     * index entry stays until VACUUM, and autovacuum may be off or behind). After every batch a record holds its first
+     * N rows and at most N more; a batch that adds k rows to a record therefore pushes out exactly the rows ranked
+     * N+1 to N+k from its newest, those of them that are not among its first N. Both are found by walking the
+     * record's end of {@code idempotency_request_log_by_record} (N and N+k entries), never its deleted middle; the
+     * transaction turns off sequential and bitmap scans, which would read the whole record, so that this holds
+     * whatever the statistics say. The bounded records are locked first, in id order, so that two replicas flushing at
+     * once prune one after the other. The batch commits asynchronously: losing it in a crash loses log rows and counts
+     * only.
+     */
+    void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays,
+                          List<RequestLog.Bounded> bounded, int keptPerEnd) {
         try (Connection connection = dataSource.getConnection()) {
-            try (PreparedStatement relaxed = connection.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
-                relaxed.execute();
+            try (PreparedStatement settings = connection.prepareStatement("""
+                    SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true),
+                           set_config('enable_bitmapscan', 'off', true)""")) {
+                settings.executeQuery().close();
+            }
+            if (!bounded.isEmpty()) {
+                try (PreparedStatement lock = connection.prepareStatement("""
+                        SELECT id FROM idempotency_records WHERE id = ANY(?) ORDER BY id FOR NO KEY UPDATE""")) {
+                    lock.setArray(1, array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray()));
+                    lock.executeQuery().close();
+                }
             }
             try (PreparedStatement append = connection.prepareStatement("""
                     INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
@@ -317,22 +339,28 @@ public class IdempotencyRecords {
                     count.executeUpdate();
                 }
             }
-            if (boundedRecordIds.length == 0) {
+            if (bounded.isEmpty()) {
                 return;
             }
             try (PreparedStatement prune = connection.prepareStatement("""
                     DELETE FROM idempotency_request_log l
-                     USING (SELECT id
-                              FROM (SELECT id,
-                                           row_number() OVER (PARTITION BY record_id ORDER BY received_at, id) AS from_first,
-                                           row_number() OVER (PARTITION BY record_id ORDER BY received_at DESC, id DESC) AS from_last
-                                      FROM idempotency_request_log
-                                     WHERE record_id = ANY(?)) ranked
-                             WHERE from_first > ? AND from_last > ?) surplus
+                     USING unnest(?::bigint[], ?::int[]) AS b(record_id, added)
+                           CROSS JOIN LATERAL (SELECT f.received_at, f.id
+                                                 FROM idempotency_request_log f
+                                                WHERE f.record_id = b.record_id
+                                                ORDER BY f.received_at, f.id
+                                               OFFSET ? LIMIT 1) AS last_of_first
+                           CROSS JOIN LATERAL (SELECT t.id
+                                                 FROM idempotency_request_log t
+                                                WHERE t.record_id = b.record_id
+                                                  AND (t.received_at, t.id) > (last_of_first.received_at, last_of_first.id)
+                                                ORDER BY t.received_at DESC, t.id DESC
+                                               OFFSET ? LIMIT b.added) AS surplus
                      WHERE l.id = surplus.id""")) {
-                prune.setArray(1, array(connection, "bigint", Arrays.stream(boundedRecordIds).boxed().toArray()));
-                prune.setInt(2, keptPerEnd);
-                prune.setInt(3, keptPerEnd);
+                prune.setArray(1, array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray()));
+                prune.setArray(2, array(connection, "integer", bounded.stream().map(RequestLog.Bounded::rows).toArray()));
+                prune.setInt(3, keptPerEnd - 1);
+                prune.setInt(4, keptPerEnd);
                 prune.executeUpdate();
             }
         } catch (SQLException e) {

@@ -10,10 +10,12 @@ import org.jboss.logging.Logger;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -33,6 +35,10 @@ public class RequestLog {
     }
 
     record Replays(long recordId, int count, Instant lastAt) {
+    }
+
+    /** A record whose rows the batch must bound, and how many rows the batch adds to it. */
+    record Bounded(long recordId, int rows) {
     }
 
     private static final Logger LOG = Logger.getLogger(RequestLog.class);
@@ -68,7 +74,7 @@ public class RequestLog {
         }
         try {
             QuarkusTransaction.requiringNew().run(() ->
-                    records.appendRequestLog(batch, replaysOf(batch), retriedRecordIds(batch),
+                    records.appendRequestLog(batch, replaysOf(batch), boundedOf(batch),
                             config.requestLog().keptPerEnd()));
         } catch (RuntimeException e) {
             pending.addAll(batch);
@@ -90,12 +96,20 @@ public class RequestLog {
     }
 
     /**
-     * The records whose rows the batch must bound: those a retry reached (replayed, conflict, in progress). A record's
-     * other rows, its executions and its refusal, are a handful at most, so a batch of new records prunes nothing.
+     * The records whose rows the batch must bound, in id order: those a retry reached (replayed, conflict, in
+     * progress), each with all the rows the batch adds to it. A record's other rows, its executions and its refusal,
+     * are a handful at most, so a batch of new records prunes nothing.
      */
-    private static long[] retriedRecordIds(List<Entry> batch) {
-        return batch.stream().filter(entry -> RETRIES.contains(entry.outcome())).mapToLong(Entry::recordId)
-                .distinct().sorted().toArray();
+    private static List<Bounded> boundedOf(List<Entry> batch) {
+        Map<Long, Integer> rows = new HashMap<>();
+        Set<Long> retried = new TreeSet<>();
+        for (Entry entry : batch) {
+            rows.merge(entry.recordId(), 1, Integer::sum);
+            if (RETRIES.contains(entry.outcome())) {
+                retried.add(entry.recordId());
+            }
+        }
+        return retried.stream().map(id -> new Bounded(id, rows.get(id))).toList();
     }
 
     void saveOnShutdown(@Observes ShutdownEvent event) {

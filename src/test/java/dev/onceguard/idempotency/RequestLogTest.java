@@ -3,6 +3,7 @@ package dev.onceguard.idempotency;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
@@ -12,10 +13,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
@@ -34,6 +42,9 @@ class RequestLogTest {
 
     @Inject
     RequestLog requestLog;
+
+    @Inject
+    IdempotencyRecords records;
 
     private static Response order(String user, String key, String requestId, String body) {
         return given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
@@ -122,6 +133,144 @@ class RequestLogTest {
         expected.addAll(sent.subList(80, 130));
         assertThat(kept).containsExactlyElementsOf(expected);
         assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(129);
+    }
+
+    @Test
+    void pruningReadsTheSameBlocksAfterTenThousandOfTheRecordsRowsWereDeleted() {
+        long recordId = replayedRecord();
+        RequestLogRows rows = new RequestLogRows(recordId);
+        for (int i = 0; i < 3; i++) {
+            rows.appendReplays(50);
+        }
+        long whenFresh = rows.fewestBlocksOfABatch();
+        for (int i = 0; i < 200; i++) {
+            rows.appendReplays(50);
+        }
+        long afterTenThousandDeleted = rows.fewestBlocksOfABatch();
+
+        assertThat(afterTenThousandDeleted).as("blocks of the log and its indexes read by one batch of 50 replays")
+                .isLessThanOrEqualTo(whenFresh + 4);
+        assertThat(rows.kept()).containsExactlyElementsOf(rows.firstAndLastFifty());
+    }
+
+    @Test
+    void twoReplicasFlushingTheSameRecordAtOnceLeaveItsFirstAndLastFiftyRows() throws Exception {
+        long recordId = replayedRecord();
+        RequestLogRows rows = new RequestLogRows(recordId);
+        rows.appendReplays(100);
+        List<RequestLog.Entry> first = rows.nextReplays(60);
+        List<RequestLog.Entry> second = rows.nextReplays(60);
+        CyclicBarrier bothReady = new CyclicBarrier(2);
+        ExecutorService replicas = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<?>> flushes = new ArrayList<>();
+            for (List<RequestLog.Entry> batch : List.of(first, second)) {
+                flushes.add(replicas.submit(() -> {
+                    bothReady.await();
+                    rows.write(batch);
+                    return null;
+                }));
+            }
+            for (Future<?> flush : flushes) {
+                flush.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            replicas.shutdownNow();
+        }
+
+        assertThat(rows.kept()).containsExactlyElementsOf(rows.firstAndLastFifty());
+    }
+
+    /** A record made by one order and answered once, so its log starts with the order's row. */
+    private long replayedRecord() {
+        String user = TestTokens.newUser();
+        order(user, UUID.randomUUID().toString(), "req-first", ONE_EBOOK).then().statusCode(201);
+        requestLog.flush();
+        return count(db, "SELECT id FROM idempotency_records WHERE user_id = ?", user);
+    }
+
+    /** One record's log rows, written as a replica's flush writes them, with the request ids sent in order. */
+    private final class RequestLogRows {
+        private final long recordId;
+        private final Instant start = Instant.now();
+        private final List<String> sent = new ArrayList<>(List.of("req-first"));
+
+        RequestLogRows(long recordId) {
+            this.recordId = recordId;
+        }
+
+        synchronized List<RequestLog.Entry> nextReplays(int count) {
+            List<RequestLog.Entry> batch = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                String requestId = "req-" + sent.size();
+                batch.add(new RequestLog.Entry(recordId, requestId, start.plusMillis(sent.size()),
+                        RequestLog.Outcome.REPLAYED, 201));
+                sent.add(requestId);
+            }
+            return batch;
+        }
+
+        void appendReplays(int count) {
+            write(nextReplays(count));
+        }
+
+        void write(List<RequestLog.Entry> batch) {
+            inTransaction(() -> records.appendRequestLog(batch,
+                    List.of(new RequestLog.Replays(recordId, batch.size(), batch.get(batch.size() - 1).receivedAt())),
+                    List.of(new RequestLog.Bounded(recordId, batch.size())), 50));
+        }
+
+        long fewestBlocksOfABatch() {
+            long fewest = Long.MAX_VALUE;
+            for (int i = 0; i < 3; i++) {
+                long before = blocksSoFar();
+                appendReplays(50);
+                fewest = Math.min(fewest, blocksSoFar() - before);
+            }
+            return fewest;
+        }
+
+        List<String> firstAndLastFifty() {
+            List<String> expected = new ArrayList<>(sent.subList(0, 50));
+            expected.addAll(sent.subList(sent.size() - 50, sent.size()));
+            return expected;
+        }
+
+        List<String> kept() {
+            List<String> kept = new ArrayList<>();
+            try (Connection connection = db.getConnection();
+                 PreparedStatement read = connection.prepareStatement(
+                         "SELECT request_id FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id")) {
+                read.setLong(1, recordId);
+                try (ResultSet result = read.executeQuery()) {
+                    while (result.next()) {
+                        kept.add(result.getString(1));
+                    }
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            return kept;
+        }
+    }
+
+    /** Runs in one transaction whose statistics its backend reports as it commits. */
+    private void inTransaction(Runnable statements) {
+        QuarkusTransaction.requiringNew().run(() -> {
+            try (Connection connection = db.getConnection(); Statement flush = connection.createStatement()) {
+                flush.execute("SELECT pg_stat_force_next_flush()");
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            statements.run();
+        });
+    }
+
+    private long blocksSoFar() {
+        return count(db, """
+                SELECT coalesce(heap_blks_read, 0) + coalesce(heap_blks_hit, 0) + coalesce(idx_blks_read, 0)
+                       + coalesce(idx_blks_hit, 0)
+                  FROM pg_statio_user_tables WHERE relname = 'idempotency_request_log'""");
     }
 
     @Test
