@@ -7,6 +7,7 @@
 --   4. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only),
 --                the claim's expiry kept: no indexed column changes, so PostgreSQL updates the row in place
 -- Not here: the request's request log row, which the service writes later in one batch per second.
+-- The request id is time-ordered like the service's generated ones (UUID version 7: milliseconds first).
 -- Differences, all server-side and cheap: timestamps are now() instead of bound values, and RETURNING
 -- also hands back the generated order id / request id / user id so that later statements can bind them.
 -- Note: pgbench substitutes ":name" everywhere (even inside string literals), so no ':' below is
@@ -19,7 +20,7 @@ INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprin
     recovery_point, lease_expires_at, request_id, request_body, created_at, expires_at)
 VALUES ('bench-user-' || lpad(:uid::text, 3, '0'), 'create-order', gen_random_uuid()::text,
     '856d9653223abd5a683e75a24aa7088d1afed64493e5786a60578468cd890252', 'PROCESSING', 'started',
-    NULL, md5(:r2::text)::uuid::text,
+    NULL, (lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || '7' || substr(md5(:r2::text), 1, 19))::uuid::text,
     CAST('{"items"' || CHR(58) || '[{"productId"' || CHR(58) || '"p-184","quantity"' || CHR(58) || '1}],"currency"' || CHR(58) || '"RUB"}' AS jsonb),
     now(), now() + interval '24 hours')
 ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING

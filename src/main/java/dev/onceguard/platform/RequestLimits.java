@@ -9,7 +9,6 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.jboss.logging.MDC;
 
-import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -27,6 +26,9 @@ public class RequestLimits {
     @Inject
     ObjectMapper json;
 
+    @Inject
+    Ids ids;
+
     public static Problem payloadTooLarge() {
         return Problem.of(413, "PAYLOAD_TOO_LARGE", "Payload too large",
                 "Request bodies are limited to " + MAX_BODY_BYTES + " bytes.");
@@ -39,7 +41,7 @@ public class RequestLimits {
     private void handle(RoutingContext rc) {
         String requestId = rc.request().getHeader(REQUEST_ID);
         if (requestId == null || !SANE_REQUEST_ID.matcher(requestId).matches()) {
-            requestId = UUID.randomUUID().toString();
+            requestId = ids.timeOrderedUuid();
             rc.request().headers().set(REQUEST_ID, requestId);
         }
         rc.response().putHeader(REQUEST_ID, requestId);

@@ -235,6 +235,19 @@ class OrderIdempotencyTest {
     }
 
     @Test
+    void aGeneratedRequestIdIsAVersionSevenUuidOfTheMomentItWasMade() {
+        long before = System.currentTimeMillis();
+        UUID first = UUID.fromString(given().get("/api/products").header("X-Request-Id"));
+        UUID second = UUID.fromString(given().get("/api/products").header("X-Request-Id"));
+        long after = System.currentTimeMillis();
+
+        assertThat(List.of(first.version(), first.variant(), second.version(), second.variant()))
+                .containsExactly(7, 2, 7, 2);
+        assertThat(first.getMostSignificantBits() >>> 16).isBetween(before, after);
+        assertThat(second.getMostSignificantBits() >>> 16).isBetween(first.getMostSignificantBits() >>> 16, after);
+    }
+
+    @Test
     void ordersAreReadBackByTheirOwnerOnly() {
         String owner = TestTokens.newUser();
         Response created = createOrder(owner, UUID.randomUUID().toString(), TWO_EBOOKS);
