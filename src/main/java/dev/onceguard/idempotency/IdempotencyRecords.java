@@ -292,8 +292,9 @@ public class IdempotencyRecords {
      * N+1 to N+k from its newest, those of them that are not among its first N. Both are found by walking the
      * record's end of {@code idempotency_request_log_by_record} (N and N+k entries), never its deleted middle; the
      * transaction turns off sequential and bitmap scans, which would read the whole record, so that this holds
-     * whatever the statistics say. The bounded records are locked first, in id order, so that two replicas flushing at
-     * once prune one after the other. The batch commits asynchronously: losing it in a crash loses log rows and counts
+     * whatever the statistics say. Two replicas flushing the same record at once prune one after the other: the batch
+     * first takes a transaction-level advisory lock per bounded record, keyed by its id (the service's only advisory
+     * locks), in id order; row locks would also hold up the record's own writes, such as a payment's next phase. The batch commits asynchronously: losing it in a crash loses log rows and counts
      * only.
      */
     void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays,
@@ -306,7 +307,7 @@ public class IdempotencyRecords {
             }
             if (!bounded.isEmpty()) {
                 try (PreparedStatement lock = connection.prepareStatement("""
-                        SELECT id FROM idempotency_records WHERE id = ANY(?) ORDER BY id FOR NO KEY UPDATE""")) {
+                        SELECT pg_advisory_xact_lock(b.id) FROM unnest(?::bigint[]) AS b(id) ORDER BY b.id""")) {
                     lock.setArray(1, array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray()));
                     lock.executeQuery().close();
                 }

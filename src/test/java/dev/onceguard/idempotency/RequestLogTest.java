@@ -154,31 +154,32 @@ class RequestLogTest {
     }
 
     @Test
-    void twoReplicasFlushingTheSameRecordAtOnceLeaveItsFirstAndLastFiftyRows() throws Exception {
+    void twoReplicasFlushingConflictsOfTheSameRecordAtOnceLeaveItsFirstAndLastFiftyRows() throws Exception {
         long recordId = replayedRecord();
         RequestLogRows rows = new RequestLogRows(recordId);
         rows.appendReplays(100);
-        List<RequestLog.Entry> first = rows.nextReplays(60);
-        List<RequestLog.Entry> second = rows.nextReplays(60);
-        CyclicBarrier bothReady = new CyclicBarrier(2);
         ExecutorService replicas = Executors.newFixedThreadPool(2);
         try {
-            List<Future<?>> flushes = new ArrayList<>();
-            for (List<RequestLog.Entry> batch : List.of(first, second)) {
-                flushes.add(replicas.submit(() -> {
-                    bothReady.await();
-                    rows.write(batch);
-                    return null;
-                }));
-            }
-            for (Future<?> flush : flushes) {
-                flush.get(30, TimeUnit.SECONDS);
+            for (int round = 0; round < 5; round++) {
+                CyclicBarrier bothReady = new CyclicBarrier(2);
+                List<Future<?>> flushes = new ArrayList<>();
+                for (List<RequestLog.Entry> batch : List.of(rows.next(60, RequestLog.Outcome.CONFLICT),
+                        rows.next(60, RequestLog.Outcome.CONFLICT))) {
+                    flushes.add(replicas.submit(() -> {
+                        bothReady.await();
+                        rows.write(batch);
+                        return null;
+                    }));
+                }
+                for (Future<?> flush : flushes) {
+                    flush.get(30, TimeUnit.SECONDS);
+                }
+
+                assertThat(rows.kept()).as("round %d", round).containsExactlyElementsOf(rows.firstAndLastFifty());
             }
         } finally {
             replicas.shutdownNow();
         }
-
-        assertThat(rows.kept()).containsExactlyElementsOf(rows.firstAndLastFifty());
     }
 
     /** A record made by one order and answered once, so its log starts with the order's row. */
@@ -199,24 +200,28 @@ class RequestLogTest {
             this.recordId = recordId;
         }
 
-        synchronized List<RequestLog.Entry> nextReplays(int count) {
+        /** The next {@code count} requests of the record, all answered {@code outcome}. */
+        synchronized List<RequestLog.Entry> next(int count, RequestLog.Outcome outcome) {
             List<RequestLog.Entry> batch = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String requestId = "req-" + sent.size();
-                batch.add(new RequestLog.Entry(recordId, requestId, start.plusMillis(sent.size()),
-                        RequestLog.Outcome.REPLAYED, 201));
+                batch.add(new RequestLog.Entry(recordId, requestId, start.plusMillis(sent.size()), outcome,
+                        outcome == RequestLog.Outcome.REPLAYED ? 201 : 422));
                 sent.add(requestId);
             }
             return batch;
         }
 
         void appendReplays(int count) {
-            write(nextReplays(count));
+            write(next(count, RequestLog.Outcome.REPLAYED));
         }
 
+        /** Writes one replica's batch, with the replay count it carries (none for conflicts). */
         void write(List<RequestLog.Entry> batch) {
-            inTransaction(() -> records.appendRequestLog(batch,
-                    List.of(new RequestLog.Replays(recordId, batch.size(), batch.get(batch.size() - 1).receivedAt())),
+            List<RequestLog.Replays> replays = batch.get(0).outcome() == RequestLog.Outcome.REPLAYED
+                    ? List.of(new RequestLog.Replays(recordId, batch.size(), batch.get(batch.size() - 1).receivedAt()))
+                    : List.of();
+            inTransaction(() -> records.appendRequestLog(batch, replays,
                     List.of(new RequestLog.Bounded(recordId, batch.size())), 50));
         }
 
