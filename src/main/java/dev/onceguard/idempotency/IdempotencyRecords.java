@@ -278,13 +278,9 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Appends a batch of request log rows (those of records deleted meanwhile are skipped), adds the batch's replays
-     * to their records' counts, and keeps only the first and the last {@code keptPerEnd} rows of each record in
-     * {@code boundedRecordIds}.
-     */
-    /**
-     * Writes one batch of the request log: the rows, the replay counts, and the pruning that keeps each bounded record
-     * (one a retry reached) at its first and last {@code keptPerEnd} rows.
+     * Writes one batch of the request log: the rows (those of records deleted meanwhile are skipped), the replay
+     * counts, and the pruning that keeps each bounded record (one a retry reached) at its first and last
+     * {@code keptPerEnd} rows. The batch commits asynchronously: a crash loses log rows and counts only.
      *
      * <p>The pruning reads live rows only, so it stays cheap however many rows it has deleted before (a deleted row's
      * index entry stays until VACUUM, and autovacuum may be off or behind). After every batch a record holds its first
@@ -294,8 +290,7 @@ public class IdempotencyRecords {
      * transaction turns off sequential and bitmap scans, which would read the whole record, so that this holds
      * whatever the statistics say. Two replicas flushing the same record at once prune one after the other: the batch
      * first takes a transaction-level advisory lock per bounded record, keyed by its id (the service's only advisory
-     * locks), in id order; row locks would also hold up the record's own writes, such as a payment's next phase. The batch commits asynchronously: losing it in a crash loses log rows and counts
-     * only.
+     * locks), in id order; a row lock would also hold up the record's own writes, such as a payment's next phase.
      */
     void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays,
                           List<RequestLog.Bounded> bounded, int keptPerEnd) {
