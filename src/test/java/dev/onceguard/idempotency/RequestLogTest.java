@@ -137,7 +137,7 @@ class RequestLogTest {
 
     @Test
     void pruningReadsTheSameBlocksAfterTenThousandOfTheRecordsRowsWereDeleted() {
-        long recordId = replayedRecord();
+        long recordId = recordOfOneOrder();
         RequestLogRows rows = new RequestLogRows(recordId);
         for (int i = 0; i < 3; i++) {
             rows.appendReplays(50);
@@ -155,7 +155,7 @@ class RequestLogTest {
 
     @Test
     void twoReplicasFlushingConflictsOfTheSameRecordAtOnceLeaveItsFirstAndLastFiftyRows() throws Exception {
-        long recordId = replayedRecord();
+        long recordId = recordOfOneOrder();
         RequestLogRows rows = new RequestLogRows(recordId);
         rows.appendReplays(100);
         ExecutorService replicas = Executors.newFixedThreadPool(2);
@@ -183,7 +183,7 @@ class RequestLogTest {
     }
 
     /** A record made by one order and answered once, so its log starts with the order's row. */
-    private long replayedRecord() {
+    private long recordOfOneOrder() {
         String user = TestTokens.newUser();
         order(user, UUID.randomUUID().toString(), "req-first", ONE_EBOOK).then().statusCode(201);
         requestLog.flush();
