@@ -300,10 +300,11 @@ public class IdempotencyRecords {
                            set_config('enable_bitmapscan', 'off', true)""")) {
                 settings.executeQuery().close();
             }
+            Array boundedIds = array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray());
             if (!bounded.isEmpty()) {
                 try (PreparedStatement lock = connection.prepareStatement("""
                         SELECT pg_advisory_xact_lock(b.id) FROM unnest(?::bigint[]) AS b(id) ORDER BY b.id""")) {
-                    lock.setArray(1, array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray()));
+                    lock.setArray(1, boundedIds);
                     lock.executeQuery().close();
                 }
             }
@@ -353,7 +354,7 @@ public class IdempotencyRecords {
                                                 ORDER BY t.received_at DESC, t.id DESC
                                                OFFSET ? LIMIT b.added) AS surplus
                      WHERE l.id = surplus.id""")) {
-                prune.setArray(1, array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray()));
+                prune.setArray(1, boundedIds);
                 prune.setArray(2, array(connection, "integer", bounded.stream().map(RequestLog.Bounded::rows).toArray()));
                 prune.setInt(3, keptPerEnd - 1);
                 prune.setInt(4, keptPerEnd);
