@@ -32,7 +32,7 @@ def proc_cpu(pid):
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / TICK
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # the process ended between listing and reading
         return 0.0
 
 
