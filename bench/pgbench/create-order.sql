@@ -1,47 +1,41 @@
 -- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), in one
 -- transaction, as the service sends them (the engine's from IdempotencyRecords, the order's from checkout.CatalogRows
 -- and checkout.OrderRows):
---   1. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id (with the cart as sent, no lease)
---   2. catalog:  SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN (...)
+--   1. catalog:  SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN (...)
+--   2. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id, the record already COMPLETED with
+--                its answer (201, the Location header, the 213-byte body): the row is written once, never updated
 --   3. persist:  WITH inserted AS (INSERT INTO orders ...) INSERT INTO order_items ... (one statement)
---   4. complete: UPDATE idempotency_records SET status = 'COMPLETED', response (213-byte body) ... WHERE id (only),
---                the claim's expiry kept: no indexed column changes, so PostgreSQL updates the row in place
 -- Not here: the request's request log row, which the service writes later in one batch per second.
 -- The request id is time-ordered like the service's generated ones (UUID version 7: milliseconds first).
--- Differences, all server-side and cheap: timestamps are now() instead of bound values, and RETURNING
--- also hands back the generated order id / request id / user id so that later statements can bind them.
+-- Differences, all server-side and cheap: timestamps are now() instead of bound values, the order id is computed
+-- in SQL (the service makes it before the claim, as here), and RETURNING also hands back the order id / request id /
+-- user id so that the last statement can bind them.
 -- Note: pgbench substitutes ":name" everywhere (even inside string literals), so no ':' below is
 -- followed by a letter or digit except real variables.
 \set r1 random(0, 4611686018427387903)
 \set r2 random(0, 4611686018427387903)
 \set uid random(0, 15)
 BEGIN;
+SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ('p-184');
 INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status,
-    recovery_point, lease_expires_at, request_id, request_body, created_at, expires_at)
+    recovery_point, lease_expires_at, request_id, request_body, created_at, expires_at,
+    response_status, response_headers, response_body, resource_type, resource_id, completed_at)
 VALUES ('bench-user-' || lpad(:uid::text, 3, '0'), 'create-order', gen_random_uuid()::text,
-    '856d9653223abd5a683e75a24aa7088d1afed64493e5786a60578468cd890252', 'PROCESSING', 'started',
+    '856d9653223abd5a683e75a24aa7088d1afed64493e5786a60578468cd890252', 'COMPLETED', 'finished',
     NULL, (lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || '7' || substr(md5(:r2::text), 1, 19))::uuid::text,
     CAST('{"items"' || CHR(58) || '[{"productId"' || CHR(58) || '"p-184","quantity"' || CHR(58) || '1}],"currency"' || CHR(58) || '"RUB"}' AS jsonb),
-    now(), now() + interval '24 hours')
+    now(), now() + interval '24 hours', 201,
+    CAST('{"Location":"/api/orders/' || ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14)) || '","Content-Type":"application/json"}' AS jsonb),
+    convert_to('{"orderId":"' || ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14))
+           || '","status":"AWAITING_PAYMENT","items":[{"productId":"p-184","quantity":' || '1,"unitPrice":"1500.00"}],'
+           || '"total":"1500.00","currency":"RUB","createdAt":"'
+           || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"') || '"}', 'UTF8'),
+    'order', ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14)), now())
 ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
-RETURNING id AS rec_id, user_id, request_id,
-    'ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0')
-           || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14) AS order_id \gset
-SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ('p-184');
+RETURNING id AS rec_id, user_id, request_id, ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14)) AS order_id \gset
 WITH inserted AS (
     INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id, created_at,
                         updated_at)
     VALUES (:order_id, :user_id, 'AWAITING_PAYMENT', 1500.00, 'RUB', :request_id, :rec_id, now(), now()))
 INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price) VALUES (:order_id, 0, 'p-184', 1, 1500.00);
-UPDATE idempotency_records
-   SET status = 'COMPLETED', recovery_point = 'finished', lease_expires_at = NULL,
-       response_status = 201,
-       response_headers = CAST('{"Location":"/api/orders/' || :order_id::text || '","Content-Type":"application/json"}' AS jsonb),
-       response_body = convert_to('{"orderId":"' || :order_id::text
-           || '","status":"AWAITING_PAYMENT","items":[{"productId":"p-184","quantity":' || '1,"unitPrice":"1500.00"}],'
-           || '"total":"1500.00","currency":"RUB","createdAt":"'
-           || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"') || '"}', 'UTF8'),
-       resource_type = 'order', resource_id = :order_id, completed_at = now(),
-       expires_at = now() + interval '24 hours'
- WHERE id = :rec_id;
 COMMIT;

@@ -51,7 +51,7 @@ public class OrderResource {
         String requestId = http.getHeader(RequestLimits.REQUEST_ID);
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(OrderService.OPERATION, userId,
                 http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
-        return idempotency.execute(request, (order, recordId) -> orders.create(userId, requestId, order, recordId)).toResponse();
+        return idempotency.execute(request, order -> orders.plan(userId, requestId, order)).toResponse();
     }
 
     public record OrderPage(List<OrderView> data, boolean hasMore, String nextAfter) {

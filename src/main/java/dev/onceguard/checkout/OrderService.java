@@ -4,6 +4,7 @@ import dev.onceguard.checkout.CatalogRows.CatalogPrice;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.LocalOperation;
 import dev.onceguard.idempotency.StoredResponse;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
@@ -18,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Creates orders: catalog prices, stock reservation, the order and its lines. Runs inside the caller's transaction. */
+/** Creates orders: catalog prices, stock reservation, the order and its lines. Runs inside the engine's transaction. */
 @ApplicationScoped
 public class OrderService {
 
@@ -38,11 +39,14 @@ public class OrderService {
         this.orderRows = orderRows;
     }
 
-    public StoredResponse create(String userId, String requestId, CreateOrderRequest request, long recordId) {
+    /**
+     * The order a request makes, priced from the catalog now; its writes (the stock reservation, the order and its
+     * lines) run once the engine has claimed its record.
+     */
+    public LocalOperation.Plan plan(String userId, String requestId, CreateOrderRequest request) {
         Map<String, CatalogPrice> catalog = catalogRows.prices(
                 request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList());
         checkAgainstCatalog(request, catalog);
-        reserveStock(request, catalog);
 
         Instant now = Timestamps.now();
         String orderId = ids.next("ord");
@@ -55,14 +59,18 @@ public class OrderService {
             total = total.add(unitPrice.multiply(BigDecimal.valueOf(item.quantity())));
         }
         Order.Status status = Order.Status.AWAITING_PAYMENT;
-        orderRows.insert(orderId, userId, status, total, request.currency(), requestId, recordId, now, lines);
+        BigDecimal orderTotal = total;
 
         OrderView view = new OrderView(orderId, status.name(),
                 lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))
                         .toList(),
                 OrderView.money(total), request.currency(), Timestamps.format(now));
-        return idempotency.jsonResponse(201, view, Map.of("Location", "/api/orders/" + orderId),
+        StoredResponse response = idempotency.jsonResponse(201, view, Map.of("Location", "/api/orders/" + orderId),
                 RESOURCE_TYPE, orderId);
+        return new LocalOperation.Plan(response, recordId -> {
+            reserveStock(request, catalog);
+            orderRows.insert(orderId, userId, status, orderTotal, request.currency(), requestId, recordId, now, lines);
+        });
     }
 
     /** Unknown products and a currency other than the products' are invalid requests: 400, nothing stored. */

@@ -39,6 +39,13 @@ public class IdempotencyRecords {
             VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?)
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
+    private static final String CLAIM_FINISHED = """
+            INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
+                request_id, request_body, created_at, expires_at, response_status, response_headers, response_body,
+                resource_type, resource_id, completed_at)
+            VALUES (?, ?, ?, ?, ?, 'finished', ?, CAST(? AS jsonb), ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?)
+            ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
+            RETURNING id""";
     private static final String FIND_BY_SCOPE = """
             SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
                    response_body, resource_type, resource_id, expires_at
@@ -65,13 +72,12 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Inserts the PROCESSING record, under {@code leaseExpiresAt} (null for work that finishes in this transaction);
-     * empty when the scope already has one (after waiting for an uncommitted one).
+     * Inserts the PROCESSING record of work that calls out, under {@code leaseExpiresAt}; empty when the scope already
+     * has one (after waiting for an uncommitted one).
      */
     OptionalLong claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+        return insertClaim(CLAIM, claim -> {
             claim.setString(1, request.userId());
             claim.setString(2, request.operation());
             claim.setString(3, request.key().value());
@@ -82,6 +88,39 @@ public class IdempotencyRecords {
             claim.setString(8, request.storedBody());
             SqlRows.setInstant(claim, 9, now);
             SqlRows.setInstant(claim, 10, expiresAt);
+        });
+    }
+
+    /**
+     * Inserts the record already finished with {@code response}, for work whose effects are written in this same
+     * transaction after the claim: the row is written once and never updated. Empty when the scope already has a
+     * record (after waiting for an uncommitted one).
+     */
+    OptionalLong claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
+                               Instant now, Instant expiresAt) {
+        return insertClaim(CLAIM_FINISHED, claim -> {
+            claim.setString(1, request.userId());
+            claim.setString(2, request.operation());
+            claim.setString(3, request.key().value());
+            claim.setString(4, request.fingerprint());
+            claim.setString(5, status.name());
+            claim.setString(6, request.requestId());
+            claim.setString(7, request.storedBody());
+            SqlRows.setInstant(claim, 8, now);
+            SqlRows.setInstant(claim, 9, expiresAt);
+            claim.setInt(10, response.status());
+            claim.setString(11, toJson(response.headers()));
+            claim.setBytes(12, response.body());
+            claim.setString(13, response.resourceType());
+            claim.setString(14, response.resourceId());
+            SqlRows.setInstant(claim, 15, now);
+        });
+    }
+
+    private OptionalLong insertClaim(String sql, Binder binder) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement claim = connection.prepareStatement(sql)) {
+            binder.bind(claim);
             try (ResultSet row = claim.executeQuery()) {
                 return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
             }
@@ -111,18 +150,6 @@ public class IdempotencyRecords {
             return readOne(find);
         } catch (SQLException e) {
             throw new IllegalStateException("record lookup failed", e);
-        }
-    }
-
-    /**
-     * Stores the final response on a record this transaction claimed itself without a lease: nobody else can have
-     * touched the uncommitted row, so the update names it by primary key alone. Given the expiry the claim set, it
-     * changes no indexed column, and PostgreSQL updates the row in place (no new index entries).
-     */
-    void completeClaimed(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
-                         Instant expiresAt) {
-        if (update(COMPLETE, statement -> bindCompletion(statement, recordId, status, response, now, expiresAt)) != 1) {
-            throw new IllegalStateException("record " + recordId + " vanished inside its own transaction");
         }
     }
 

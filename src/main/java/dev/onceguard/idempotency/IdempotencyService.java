@@ -37,12 +37,13 @@ import java.util.function.UnaryOperator;
  *
  * <p>For a local operation the whole flow is one transaction:
  * <ol>
- *   <li><b>claim</b>: insert the record as PROCESSING; the UNIQUE scope makes a concurrent duplicate wait here
- *       until the first commits or rolls back;</li>
+ *   <li><b>plan</b>: the operation reads what it needs and decides its answer, writing nothing;</li>
+ *   <li><b>claim</b>: insert the record already finished with that answer; the UNIQUE scope makes a concurrent
+ *       duplicate wait here until the first commits or rolls back;</li>
  *   <li><b>existing record</b>: only if the claim found one, read it by the scope: replay, 422 on another
- *       fingerprint, 409 while it is still PROCESSING;</li>
- *   <li><b>execute</b>: the operation's own writes;</li>
- *   <li><b>complete</b>: store the response on the record, by primary key; commit makes record and effects visible
+ *       fingerprint, 409 while it is still PROCESSING (a request the plan refused is answered this way too, when its
+ *       scope has a record);</li>
+ *   <li><b>write</b>: the operation's own writes, naming the record; commit makes record and effects visible
  *       together.</li>
  * </ol>
  * A replay is a read, never a write: a finished record this replica has already read is answered from memory
@@ -72,13 +73,6 @@ public class IdempotencyService {
     private static final int MAX_CLAIM_ATTEMPTS = 3;
     /** The recovery point of a record whose operation has made no external call and kept no work yet. */
     public static final String STARTED = "started";
-    /**
-     * The lease of a claim whose work finishes in the claim's own transaction: its PROCESSING state never commits, so
-     * nobody can take it over. With no lease, and the expiry its claim set, its completion changes no indexed column
-     * of the record, and PostgreSQL updates the row in place.
-     */
-    private static final Instant WITHOUT_LEASE = null;
-
     private final IdempotencyRecords records;
     private final FinishedRecords finished;
     private final RequestLog requestLog;
@@ -151,7 +145,7 @@ public class IdempotencyService {
 
     private static final Attempt RECORD_VANISHED = new RecordVanished();
 
-    /** Runs a local operation once, in one transaction with its record; see the class comment for the phases. */
+    /** Runs a local operation once, in one transaction with its record; see the class comment for the steps. */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, LocalOperation<T> operation) {
         return answered(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
     }
@@ -254,15 +248,23 @@ public class IdempotencyService {
 
     private <T> Attempt claimAndExecute(IdempotentRequest<T> request, LocalOperation<T> operation) {
         Instant now = Timestamps.now();
-        OptionalLong recordId = claimReleasingAbandoned(request, now, WITHOUT_LEASE);
+        LocalOperation.Plan plan;
+        try {
+            plan = operation.plan(request.body());
+        } catch (BusinessRefusal refusal) {
+            throw refusal;
+        } catch (ProblemException refused) {
+            return findRecord(request).<Attempt>map(record -> new Answered(answerFrom(record, request, now)))
+                    .orElseThrow(() -> refused);
+        }
+        OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED, plan.response(), now,
+                expiryOf(request, now));
         if (recordId.isEmpty()) {
             return answerFromRecord(request, now);
         }
-        StoredResponse result = operation.run(request.body(), recordId.getAsLong());
-        records.completeClaimed(recordId.getAsLong(), IdempotencyRecord.Status.COMPLETED, result, Timestamps.now(),
-                expiryOf(request, now));
+        plan.writes().accept(recordId.getAsLong());
         LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId.getAsLong());
-        return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, result), recordId.getAsLong(),
+        return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId.getAsLong(),
                 RequestLog.Outcome.EXECUTED));
     }
 
@@ -467,12 +469,11 @@ public class IdempotencyService {
         StoredResponse refusal = problemResponse(problem, Map.of());
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
-            OptionalLong recordId = claim(request, now, WITHOUT_LEASE);
+            OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now,
+                    expiryOf(request, now));
             if (recordId.isEmpty()) {
                 return answerFromRecord(request, now);
             }
-            records.completeClaimed(recordId.getAsLong(), IdempotencyRecord.Status.FAILED, refusal, now,
-                    expiryOf(request, now));
             return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), recordId.getAsLong(),
                     RequestLog.Outcome.REFUSED));
         });

@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static dev.onceguard.Database.count;
+import static dev.onceguard.Database.execute;
 import static dev.onceguard.checkout.OrdersApi.ONE_EBOOK;
 import static dev.onceguard.checkout.OrdersApi.TWO_EBOOKS;
 import static dev.onceguard.checkout.OrdersApi.createOrder;
@@ -155,6 +156,32 @@ class OrderIdempotencyTest {
                 + "ON r.id = c.record_id WHERE c.user_id = ? AND c.idempotency_key = ? "
                 + "AND c.original_fingerprint = r.fingerprint AND c.conflicting_fingerprint <> r.fingerprint",
                 user, key)).isEqualTo(1);
+    }
+
+    @Test
+    void aRetryGetsItsFirstAnswerWhereTheCatalogWouldRefuseTheRequestToday() {
+        String productId = "p-test-" + UUID.randomUUID();
+        execute(db, "INSERT INTO products (product_id, name, kind, price, currency, stock) "
+                + "VALUES (?, 'Test e-book', 'DIGITAL', 100.00, 'RUB', NULL)", productId);
+        String cart = "{\"items\":[{\"productId\":\"" + productId + "\",\"quantity\":1}],\"currency\":\"RUB\"}";
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        Response first = createOrder(user, key, cart);
+        assertThat(first.statusCode()).isEqualTo(201);
+
+        execute(db, "UPDATE products SET currency = 'EUR' WHERE product_id = ?", productId);
+        Response newRequest = createOrder(user, UUID.randomUUID().toString(), cart);
+        Response retry = createOrder(user, key, cart);
+        Response reuse = createOrder(user, key,
+                "{\"items\":[{\"productId\":\"p-unknown\",\"quantity\":1}],\"currency\":\"RUB\"}");
+
+        assertThat(newRequest.statusCode()).as("the same cart under a new key, against today's catalog").isEqualTo(400);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(retry.asByteArray()).isEqualTo(first.asByteArray());
+        assertThat(reuse.statusCode()).as("the key with another cart, which names no product").isEqualTo(422);
+        assertThat(reuse.<String>path("code")).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(ordersOf(user)).isEqualTo(1);
     }
 
     @Test
