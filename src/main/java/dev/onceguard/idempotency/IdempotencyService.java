@@ -257,8 +257,8 @@ public class IdempotencyService {
             return findRecord(request).<Attempt>map(record -> new Answered(answerFrom(record, request, now)))
                     .orElseThrow(() -> refused);
         }
-        OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED, plan.response(), now,
-                expiryOf(request, now));
+        OptionalLong recordId = claimReleasingAbandoned(request, () -> records.claimFinished(request,
+                IdempotencyRecord.Status.COMPLETED, plan.response(), now, expiryOf(request, now)));
         if (recordId.isEmpty()) {
             return answerFromRecord(request, now);
         }
@@ -271,7 +271,7 @@ public class IdempotencyService {
     private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
-        OptionalLong recordId = claimReleasingAbandoned(request, now, lease);
+        OptionalLong recordId = claimReleasingAbandoned(request, () -> claim(request, now, lease));
         if (recordId.isEmpty()) {
             return takeOverOrAnswer(request, now);
         }
@@ -384,16 +384,16 @@ public class IdempotencyService {
     }
 
     /**
-     * Claims the scope under {@code lease}; a record of the same request abandoned at {@link #STARTED} (its process
+     * Claims the scope with {@code claim}; a record of the same request abandoned at {@link #STARTED} (its process
      * died before any external call, so none of its work survived) is released first and the claim made again.
      */
-    private OptionalLong claimReleasingAbandoned(IdempotentRequest<?> request, Instant now, Instant lease) {
-        OptionalLong recordId = claim(request, now, lease);
+    private OptionalLong claimReleasingAbandoned(IdempotentRequest<?> request, Supplier<OptionalLong> claim) {
+        OptionalLong recordId = claim.get();
         if (recordId.isEmpty()) {
             Optional<IdempotencyRecord> record = findRecord(request);
             if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
                     && releaseIfAbandoned(record.get().id())) {
-                recordId = claim(request, now, lease);
+                recordId = claim.get();
             }
         }
         return recordId;

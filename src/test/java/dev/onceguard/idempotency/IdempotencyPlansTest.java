@@ -89,17 +89,24 @@ class IdempotencyPlansTest {
     void aLocalOperationsRecordIsInsertedFinishedAndNeverUpdated() {
         String user = TestTokens.newUser();
         long[] writes = inTransaction(() -> {
+            long[] before = insertedAndUpdatedSoFar();
             claimFinished(user, "written-once");
-            return new long[] {
-                    count(db, "SELECT pg_stat_get_xact_tuples_inserted('idempotency_records'::regclass)"),
-                    count(db, "SELECT pg_stat_get_xact_tuples_updated('idempotency_records'::regclass)")};
+            long[] after = insertedAndUpdatedSoFar();
+            return new long[] {after[0] - before[0], after[1] - before[1]};
         });
-        assertThat(writes).as("rows inserted, updated by the claim's transaction").containsExactly(1, 0);
+        assertThat(writes).as("rows inserted, updated by the claim").containsExactly(1, 0);
         IdempotencyRecord record = inTransaction(() -> records.findByScope(user, "create-order", "written-once"))
                 .orElseThrow();
         assertThat(record.isFinished()).isTrue();
         assertThat(record.response().status()).isEqualTo(201);
         assertThat(record.response().resourceId()).isEqualTo("ord-written-once");
+    }
+
+    /** This backend's counts of idempotency_records rows inserted and updated, its current transaction included. */
+    private long[] insertedAndUpdatedSoFar() {
+        return new long[] {
+                count(db, "SELECT pg_stat_get_xact_tuples_inserted('idempotency_records'::regclass)"),
+                count(db, "SELECT pg_stat_get_xact_tuples_updated('idempotency_records'::regclass)")};
     }
 
     private Object newOrder(String user, String key) {
