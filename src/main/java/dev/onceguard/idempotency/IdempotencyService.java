@@ -254,8 +254,7 @@ public class IdempotencyService {
         } catch (BusinessRefusal refusal) {
             throw refusal;
         } catch (ProblemException refused) {
-            return findRecord(request).<Attempt>map(record -> new Answered(answerFrom(record, request, now)))
-                    .orElseThrow(() -> refused);
+            return answeredByRecord(request, now).orElseThrow(() -> refused);
         }
         OptionalLong recordId = claimReleasingAbandoned(request, () -> records.claimFinished(request,
                 IdempotencyRecord.Status.COMPLETED, plan.response(), now, expiryOf(request, now)));
@@ -427,8 +426,12 @@ public class IdempotencyService {
     }
 
     private Attempt answerFromRecord(IdempotentRequest<?> request, Instant now) {
-        return findRecord(request).<Attempt>map(record -> new Answered(answerFrom(record, request, now)))
-                .orElse(RECORD_VANISHED);
+        return answeredByRecord(request, now).orElse(RECORD_VANISHED);
+    }
+
+    /** The answer of the scope's record, if it has one. */
+    private Optional<Attempt> answeredByRecord(IdempotentRequest<?> request, Instant now) {
+        return findRecord(request).map(record -> new Answered(answerFrom(record, request, now)));
     }
 
     /** Answers a request from its scope's existing record. */
