@@ -95,9 +95,12 @@ public class IdempotencyRecords {
      * Inserts the record already finished with {@code response}, for work whose effects are written in this same
      * transaction after the claim: the row is written once and never updated. Empty when the scope already has a
      * record (after waiting for an uncommitted one).
+     *
+     * @param now        when the request reached the engine (the record's creation)
+     * @param answeredAt when the response was decided (the record's completion)
      */
     OptionalLong claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
-                               Instant now, Instant expiresAt) {
+                               Instant now, Instant answeredAt, Instant expiresAt) {
         return insertClaim(CLAIM_FINISHED, claim -> {
             claim.setString(1, request.userId());
             claim.setString(2, request.operation());
@@ -108,12 +111,8 @@ public class IdempotencyRecords {
             claim.setString(7, request.storedBody());
             SqlRows.setInstant(claim, 8, now);
             SqlRows.setInstant(claim, 9, expiresAt);
-            claim.setInt(10, response.status());
-            claim.setString(11, toJson(response.headers()));
-            claim.setBytes(12, response.body());
-            claim.setString(13, response.resourceType());
-            claim.setString(14, response.resourceId());
-            SqlRows.setInstant(claim, 15, now);
+            bindResponse(claim, 10, response);
+            SqlRows.setInstant(claim, 15, answeredAt);
         });
     }
 
@@ -156,14 +155,19 @@ public class IdempotencyRecords {
     private void bindCompletion(PreparedStatement complete, long recordId, IdempotencyRecord.Status status,
                                 StoredResponse response, Instant now, Instant expiresAt) throws SQLException {
         complete.setString(1, status.name());
-        complete.setInt(2, response.status());
-        complete.setString(3, toJson(response.headers()));
-        complete.setBytes(4, response.body());
-        complete.setString(5, response.resourceType());
-        complete.setString(6, response.resourceId());
+        bindResponse(complete, 2, response);
         SqlRows.setInstant(complete, 7, now);
         SqlRows.setInstant(complete, 8, expiresAt);
         complete.setLong(9, recordId);
+    }
+
+    /** Binds the response's status, headers, body, resource type and resource id, from parameter {@code first} on. */
+    private void bindResponse(PreparedStatement statement, int first, StoredResponse response) throws SQLException {
+        statement.setInt(first, response.status());
+        statement.setString(first + 1, toJson(response.headers()));
+        statement.setBytes(first + 2, response.body());
+        statement.setString(first + 3, response.resourceType());
+        statement.setString(first + 4, response.resourceId());
     }
 
     /**

@@ -256,8 +256,9 @@ public class IdempotencyService {
         } catch (ProblemException refused) {
             return answeredByRecord(request, now).orElseThrow(() -> refused);
         }
+        Instant answeredAt = Timestamps.now();
         OptionalLong recordId = claimReleasingAbandoned(request, () -> records.claimFinished(request,
-                IdempotencyRecord.Status.COMPLETED, plan.response(), now, expiryOf(request, now)));
+                IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now)));
         if (recordId.isEmpty()) {
             return answerFromRecord(request, now);
         }
@@ -472,7 +473,7 @@ public class IdempotencyService {
         StoredResponse refusal = problemResponse(problem, Map.of());
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
-            OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now,
+            OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
                     expiryOf(request, now));
             if (recordId.isEmpty()) {
                 return answerFromRecord(request, now);

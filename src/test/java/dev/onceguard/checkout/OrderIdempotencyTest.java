@@ -185,6 +185,17 @@ class OrderIdempotencyTest {
     }
 
     @Test
+    void theRecordsTimesFrameItsOrderSoTheConsoleTellsTheStoryInOrder() {
+        String user = TestTokens.newUser();
+        createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).then().statusCode(201);
+
+        assertThat(count(db, """
+                SELECT count(*) FROM idempotency_records r JOIN orders o ON o.idempotency_record_id = r.id
+                 WHERE r.user_id = ? AND r.created_at <= o.created_at AND o.created_at <= r.completed_at""", user))
+                .as("claimed, then the order made, then the answer stored").isEqualTo(1);
+    }
+
+    @Test
     void scenario10_aNewKeyIsADeliberateSecondPurchase() {
         String user = TestTokens.newUser();
 

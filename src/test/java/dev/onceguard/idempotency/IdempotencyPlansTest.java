@@ -120,7 +120,7 @@ class IdempotencyPlansTest {
         Instant now = Instant.now();
         return records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
                 new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
-                now, now.plusSeconds(3600)).orElseThrow();
+                now, now, now.plusSeconds(3600)).orElseThrow();
     }
 
     /** Blocks of idempotency_records and its indexes read (from cache or disk) by one transaction; fewest of three. */
