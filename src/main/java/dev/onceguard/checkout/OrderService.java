@@ -51,15 +51,12 @@ public class OrderService {
         Instant now = Timestamps.now();
         String orderId = ids.next("ord");
         LogContext.put(LogContext.ORDER_ID, orderId);
-        List<Order.Line> lines = new ArrayList<>();
-        BigDecimal total = BigDecimal.ZERO;
-        for (CreateOrderRequest.Item item : request.items()) {
-            BigDecimal unitPrice = catalog.get(item.productId()).price();
-            lines.add(new Order.Line(item.productId(), item.quantity(), unitPrice));
-            total = total.add(unitPrice.multiply(BigDecimal.valueOf(item.quantity())));
-        }
+        List<Order.Line> lines = request.items().stream()
+                .map(item -> new Order.Line(item.productId(), item.quantity(), catalog.get(item.productId()).price()))
+                .toList();
+        BigDecimal total = lines.stream().map(l -> l.unitPrice().multiply(BigDecimal.valueOf(l.quantity())))
+                .reduce(BigDecimal.ZERO, BigDecimal::add);
         Order.Status status = Order.Status.AWAITING_PAYMENT;
-        BigDecimal orderTotal = total;
 
         OrderView view = new OrderView(orderId, status.name(),
                 lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))
@@ -69,7 +66,7 @@ public class OrderService {
                 RESOURCE_TYPE, orderId);
         return new LocalOperation.Plan(response, recordId -> {
             reserveStock(request, catalog);
-            orderRows.insert(orderId, userId, status, orderTotal, request.currency(), requestId, recordId, now, lines);
+            orderRows.insert(orderId, userId, status, total, request.currency(), requestId, recordId, now, lines);
         });
     }
 

@@ -78,10 +78,7 @@ public class IdempotencyRecords {
     OptionalLong claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
         return insertClaim(CLAIM, claim -> {
-            claim.setString(1, request.userId());
-            claim.setString(2, request.operation());
-            claim.setString(3, request.key().value());
-            claim.setString(4, request.fingerprint());
+            bindScopeAndFingerprint(claim, request);
             claim.setString(5, recoveryPoint);
             SqlRows.setInstant(claim, 6, leaseExpiresAt);
             claim.setString(7, request.requestId());
@@ -102,10 +99,7 @@ public class IdempotencyRecords {
     OptionalLong claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
                                Instant now, Instant answeredAt, Instant expiresAt) {
         return insertClaim(CLAIM_FINISHED, claim -> {
-            claim.setString(1, request.userId());
-            claim.setString(2, request.operation());
-            claim.setString(3, request.key().value());
-            claim.setString(4, request.fingerprint());
+            bindScopeAndFingerprint(claim, request);
             claim.setString(5, status.name());
             claim.setString(6, request.requestId());
             claim.setString(7, request.storedBody());
@@ -114,6 +108,15 @@ public class IdempotencyRecords {
             bindResponse(claim, 10, response);
             SqlRows.setInstant(claim, 15, answeredAt);
         });
+    }
+
+    /** Binds a claim's first four parameters: user, operation, key, fingerprint. */
+    private static void bindScopeAndFingerprint(PreparedStatement claim, IdempotentRequest<?> request)
+            throws SQLException {
+        claim.setString(1, request.userId());
+        claim.setString(2, request.operation());
+        claim.setString(3, request.key().value());
+        claim.setString(4, request.fingerprint());
     }
 
     private OptionalLong insertClaim(String sql, Binder binder) {

@@ -254,35 +254,36 @@ public class IdempotencyService {
         } catch (BusinessRefusal refusal) {
             throw refusal;
         } catch (ProblemException refused) {
-            return answeredByRecord(request, now).orElseThrow(() -> refused);
+            return findRecord(request).<Attempt>map(record -> new Answered(answerFrom(record, request, now)))
+                    .orElseThrow(() -> refused);
         }
         Instant answeredAt = Timestamps.now();
-        OptionalLong recordId = claimReleasingAbandoned(request, () -> records.claimFinished(request,
+        Claim claim = claimReleasingAbandoned(request, () -> records.claimFinished(request,
                 IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now)));
-        if (recordId.isEmpty()) {
-            return answerFromRecord(request, now);
+        if (claim instanceof Met met) {
+            return answerFrom(met.record(), request, now);
         }
-        plan.writes().accept(recordId.getAsLong());
-        LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId.getAsLong());
-        return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId.getAsLong(),
+        long recordId = ((Claimed) claim).recordId();
+        plan.writes().accept(recordId);
+        LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
+        return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
                 RequestLog.Outcome.EXECUTED));
     }
 
     private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
-        OptionalLong recordId = claimReleasingAbandoned(request, () -> claim(request, now, lease));
-        if (recordId.isEmpty()) {
-            return takeOverOrAnswer(request, now);
+        Claim claim = claimReleasingAbandoned(request, () -> claim(request, now, lease));
+        if (claim instanceof Met met) {
+            return takeOverOrAnswer(request, met.record(), now);
         }
-        long claimed = recordId.getAsLong();
+        long claimed = ((Claimed) claim).recordId();
         return new Ran(claimed, lease, applied(claimed, lease, request.operation(), new Checkpoint(STARTED, null, null),
                 firstPhase.run(request.body(), claimed)));
     }
 
-    /** An existing record either answers the request, or, when its lease has expired, is taken over here. */
-    private Started takeOverOrAnswer(IdempotentRequest<?> request, Instant now) {
-        Optional<IdempotencyRecord> record = findRecord(request);
+    /** The scope's existing record either answers the request, or, when its lease has expired, is taken over here. */
+    private Started takeOverOrAnswer(IdempotentRequest<?> request, Optional<IdempotencyRecord> record, Instant now) {
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint()) && !record.get().isFinished()
                 && !record.get().leaseExpiresAt().isAfter(now)) {
             Optional<IdempotencyRecords.TakenOver> taken = takeOver(record.get().id());
@@ -291,7 +292,7 @@ public class IdempotencyService {
             }
             record = records.findById(record.get().id());
         }
-        return new AnsweredStart(record.<Attempt>map(r -> new Answered(answerFrom(r, request, now))).orElse(RECORD_VANISHED));
+        return new AnsweredStart(answerFrom(record, request, now));
     }
 
     /**
@@ -383,20 +384,37 @@ public class IdempotencyService {
         return inProgress(((Unchanged) step).record(), Timestamps.now());
     }
 
+    /** What a claim came to: the record is this request's, or the scope already had one. */
+    private sealed interface Claim permits Claimed, Met {
+    }
+
+    private record Claimed(long recordId) implements Claim {
+    }
+
+    /** The scope's record as read after the claim met it; empty when it was deleted before it could be read. */
+    private record Met(Optional<IdempotencyRecord> record) implements Claim {
+    }
+
     /**
      * Claims the scope with {@code claim}; a record of the same request abandoned at {@link #STARTED} (its process
-     * died before any external call, so none of its work survived) is released first and the claim made again.
+     * died before any external call, so none of its work survived) is released first and the claim made again. The
+     * record a failed claim met is read once, and handed on.
      */
-    private OptionalLong claimReleasingAbandoned(IdempotentRequest<?> request, Supplier<OptionalLong> claim) {
+    private Claim claimReleasingAbandoned(IdempotentRequest<?> request, Supplier<OptionalLong> claim) {
         OptionalLong recordId = claim.get();
-        if (recordId.isEmpty()) {
-            Optional<IdempotencyRecord> record = findRecord(request);
-            if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
-                    && releaseIfAbandoned(record.get().id())) {
-                recordId = claim.get();
-            }
+        if (recordId.isPresent()) {
+            return new Claimed(recordId.getAsLong());
         }
-        return recordId;
+        Optional<IdempotencyRecord> record = findRecord(request);
+        if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
+                && releaseIfAbandoned(record.get().id())) {
+            recordId = claim.get();
+            if (recordId.isPresent()) {
+                return new Claimed(recordId.getAsLong());
+            }
+            record = findRecord(request);
+        }
+        return new Met(record);
     }
 
     private OptionalLong claim(IdempotentRequest<?> request, Instant now, Instant lease) {
@@ -427,12 +445,12 @@ public class IdempotencyService {
     }
 
     private Attempt answerFromRecord(IdempotentRequest<?> request, Instant now) {
-        return answeredByRecord(request, now).orElse(RECORD_VANISHED);
+        return answerFrom(findRecord(request), request, now);
     }
 
-    /** The answer of the scope's record, if it has one. */
-    private Optional<Attempt> answeredByRecord(IdempotentRequest<?> request, Instant now) {
-        return findRecord(request).map(record -> new Answered(answerFrom(record, request, now)));
+    /** The answer of the scope's record, as read; a record deleted before it could be read means: try again. */
+    private Attempt answerFrom(Optional<IdempotencyRecord> record, IdempotentRequest<?> request, Instant now) {
+        return record.<Attempt>map(r -> new Answered(answerFrom(r, request, now))).orElse(RECORD_VANISHED);
     }
 
     /** Answers a request from its scope's existing record. */
