@@ -1,6 +1,8 @@
 package dev.onceguard.platform;
 
+import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.ext.Provider;
@@ -22,6 +24,7 @@ import java.util.Arrays;
  * framework's own per-request work.
  */
 @Provider
+@ConstrainedTo(RuntimeType.SERVER)
 @Consumes(MediaType.WILDCARD)
 public class RequestBodyReader implements ServerMessageBodyReader<byte[]> {
 
