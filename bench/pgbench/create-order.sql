@@ -1,22 +1,22 @@
--- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), in one
--- transaction, as the service sends them (the engine's from IdempotencyRecords, the order's from checkout.CatalogRows
--- and checkout.OrderRows):
+-- (c) Database ceiling: the statements of one POST /api/orders (new key, one line of p-184), as the service sends them,
+-- each on its own with no transaction around them (the engine's from IdempotencyRecords, the order's from
+-- checkout.CatalogRows and checkout.OrderRows):
 --   1. catalog:  SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN (...)
---   2. claim:    INSERT idempotency_records ... ON CONFLICT DO NOTHING RETURNING id, the record already COMPLETED with
---                its answer (201, the Location header, the 213-byte body): the row is written once, never updated
---   3. persist:  WITH inserted AS (INSERT INTO orders ...) INSERT INTO order_items ... (one statement)
+--   2. claim and write: one statement. Its first WITH query inserts the idempotency record ... ON CONFLICT DO NOTHING
+--                RETURNING id, already COMPLETED with its answer (201, the Location header, the 213-byte body): the
+--                row is written once, never updated. The order and its line are inserted by the WITH queries that
+--                follow, only for a record the claim inserted. (p-184's stock is not limited: no reservation.)
 -- Not here: the request's request log row, which the service writes later in one batch per second.
 -- The request id is time-ordered like the service's generated ones (UUID version 7: milliseconds first).
 -- Differences, all server-side and cheap: timestamps are now() instead of bound values, the order id is computed
--- in SQL (the service makes it before the claim, as here), and RETURNING also hands back the order id / request id /
--- user id so that the last statement can bind them.
+-- in SQL (the service makes it before the claim, as here), and the claim also returns the request id for the order.
 -- Note: pgbench substitutes ":name" everywhere (even inside string literals), so no ':' below is
 -- followed by a letter or digit except real variables.
 \set r1 random(0, 4611686018427387903)
 \set r2 random(0, 4611686018427387903)
 \set uid random(0, 15)
-BEGIN;
 SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ('p-184');
+WITH claim AS (
 INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status,
     recovery_point, lease_expires_at, request_id, request_body, created_at, expires_at,
     response_status, response_headers, response_body, resource_type, resource_id, completed_at)
@@ -32,10 +32,18 @@ VALUES ('bench-user-' || lpad(:uid::text, 3, '0'), 'create-order', gen_random_uu
            || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.MS"Z"') || '"}', 'UTF8'),
     'order', ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14)), now())
 ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
-RETURNING id AS rec_id, user_id, request_id, ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14)) AS order_id \gset
-WITH inserted AS (
+RETURNING id, request_id
+),
+order_row AS (
     INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id, created_at,
                         updated_at)
-    VALUES (:order_id, :user_id, 'AWAITING_PAYMENT', 1500.00, 'RUB', :request_id, :rec_id, now(), now()))
-INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price) VALUES (:order_id, 0, 'p-184', 1, 1500.00);
-COMMIT;
+    SELECT ('ord_' || lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || substr(lpad(to_hex(:r1::bigint), 16, '0'), 1, 14)),
+           'bench-user-' || lpad(:uid::text, 3, '0'), 'AWAITING_PAYMENT', 1500.00, 'RUB', claim.request_id, claim.id,
+           now(), now()
+      FROM claim
+    RETURNING order_id),
+order_lines AS (
+    INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price)
+    SELECT o.order_id, l.line_no, l.product_id, l.quantity, l.unit_price
+      FROM order_row o, (VALUES (0, 'p-184', 1, 1500.00)) AS l(line_no, product_id, quantity, unit_price))
+SELECT id FROM claim;

@@ -1,13 +1,11 @@
 package dev.onceguard;
 
-import dev.onceguard.checkout.Order;
 import dev.onceguard.checkout.CatalogRows;
-import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.outbox.OutboxRelay;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Ids;
-import dev.onceguard.platform.Timestamps;
+import dev.onceguard.platform.SqlRows;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -37,14 +35,14 @@ public class PaidOrders {
     private final OutboxRelay relay;
     private final Ids ids;
     private final CatalogRows catalog;
-    private final OrderRows orders;
+    private final SqlRows sql;
 
-    public PaidOrders(Outbox outbox, OutboxRelay relay, Ids ids, CatalogRows catalog, OrderRows orders) {
+    public PaidOrders(Outbox outbox, OutboxRelay relay, Ids ids, CatalogRows catalog, SqlRows sql) {
         this.outbox = outbox;
         this.relay = relay;
         this.ids = ids;
         this.catalog = catalog;
-        this.orders = orders;
+        this.sql = sql;
     }
 
     /** A PAID order of {@code productIds} (one unit each) and its ORDER_PAID event; returns the order id. */
@@ -115,9 +113,15 @@ public class PaidOrders {
 
     private void persistOrder(String orderId, String userId, String... productIds) {
         Map<String, CatalogRows.CatalogPrice> prices = catalog.prices(List.of(productIds));
-        List<Order.Line> lines = Arrays.stream(productIds)
-                .map(productId -> new Order.Line(productId, 1, prices.get(productId).price())).toList();
-        BigDecimal total = lines.stream().map(Order.Line::unitPrice).reduce(BigDecimal.ZERO, BigDecimal::add);
-        orders.insert(orderId, userId, Order.Status.PAID, total, "RUB", "test", null, Timestamps.now(), lines);
+        BigDecimal total = Arrays.stream(productIds).map(productId -> prices.get(productId).price())
+                .reduce(BigDecimal.ZERO, BigDecimal::add);
+        sql.update("""
+                INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
+                VALUES (?, ?, 'PAID', ?, 'RUB', 'test', now(), now())""", orderId, userId, total);
+        for (int line = 0; line < productIds.length; line++) {
+            sql.update("""
+                    INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price)
+                    VALUES (?, ?, ?, 1, ?)""", orderId, line, productIds[line], prices.get(productIds[line]).price());
+        }
     }
 }

@@ -1,12 +1,16 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.idempotency.ClaimWrites;
 import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /** Every statement on {@code products}, as plain JDBC in the caller's transaction ({@link SqlRows}). */
@@ -25,6 +29,9 @@ public class CatalogRows {
             INSERT INTO products (product_id, name, kind, price, currency, stock) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (product_id) DO NOTHING""";
 
+    /** The constraint that keeps a limited stock from going below zero. */
+    public static final String STOCK_NEVER_NEGATIVE = "products_stock_check";
+
     private final SqlRows sql;
 
     public CatalogRows(SqlRows sql) {
@@ -38,19 +45,48 @@ public class CatalogRows {
      */
     public Map<String, CatalogPrice> prices(List<String> productIds) {
         return sql.list("SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ("
-                                + String.join(", ", Collections.nCopies(productIds.size(), "?")) + ")",
+                                + placeholders(productIds.size()) + ")",
                         row -> new CatalogPrice(row.getString(1), row.getBigDecimal(2), row.getString(3), row.getBoolean(4)),
                         productIds.toArray())
                 .stream().collect(Collectors.toMap(CatalogPrice::productId, p -> p));
     }
 
     /**
-     * Takes {@code quantity} units from a limited stock with a conditional update, so that concurrent orders
-     * can never take the stock below zero. False when not enough is left.
+     * The claim's writes that take the {@code wanted} units (by product id) from limited stocks. The rows are locked
+     * in product id order first, so that two orders never wait on each other in opposite orders; a stock taken below
+     * zero breaks {@link #STOCK_NEVER_NEGATIVE}, which fails the whole statement, so that concurrent orders can never
+     * oversell and an order takes all of its stock or none.
      */
-    public boolean reserve(String productId, int quantity) {
-        return sql.update("UPDATE products SET stock = stock - ? WHERE product_id = ? AND stock >= ?",
-                quantity, productId, quantity) == 1;
+    public ClaimWrites reservation(SortedMap<String, Integer> wanted) {
+        List<Object> takes = new ArrayList<>();
+        wanted.forEach((productId, quantity) -> takes.addAll(List.of(productId, quantity)));
+        String takeRows = String.join(", ", Collections.nCopies(wanted.size(), "(CAST(? AS text), CAST(? AS integer))"));
+        return ClaimWrites.query("stock_locked", """
+                        SELECT p.product_id FROM products p, claim WHERE p.product_id IN (%s)
+                         ORDER BY p.product_id FOR UPDATE OF p""".formatted(placeholders(wanted.size())),
+                        List.copyOf(wanted.keySet()))
+                .and(ClaimWrites.query("stock_taken", """
+                        UPDATE products p SET stock = p.stock - w.quantity
+                          FROM stock_locked l JOIN (VALUES %s) AS w(product_id, quantity) USING (product_id)
+                         WHERE p.product_id = l.product_id""".formatted(takeRows), takes));
+    }
+
+    /**
+     * Of the {@code wanted} units, the products whose stock is short of them now, by product id; read after a
+     * reservation failed, to name what was missing.
+     */
+    public SortedMap<String, Integer> shortOf(SortedMap<String, Integer> wanted) {
+        SortedMap<String, Integer> missing = new TreeMap<>();
+        sql.list("SELECT product_id, stock FROM products WHERE product_id IN (" + placeholders(wanted.size()) + ")",
+                        row -> Map.entry(row.getString(1), row.getObject(2, Integer.class)), wanted.keySet().toArray())
+                .stream()
+                .filter(stock -> stock.getValue() != null && stock.getValue() < wanted.get(stock.getKey()))
+                .forEach(stock -> missing.put(stock.getKey(), wanted.get(stock.getKey())));
+        return missing;
+    }
+
+    private static String placeholders(int count) {
+        return String.join(", ", Collections.nCopies(count, "?"));
     }
 
     /** The whole catalog, by product id. */

@@ -1,5 +1,6 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.idempotency.ClaimWrites;
 import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -9,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +17,7 @@ import java.util.Optional;
 
 /**
  * Every statement on {@code orders} and {@code order_items}, as plain JDBC in the caller's transaction
- * ({@link SqlRows}). Status moves are {@link OrderStates}' conditional UPDATE.
+ * ({@link SqlRows}) or, for a new order, as writes of its record's claim ({@link ClaimWrites}). Status moves are {@link OrderStates}' conditional UPDATE.
  */
 @ApplicationScoped
 public class OrderRows {
@@ -36,25 +36,31 @@ public class OrderRows {
     }
 
     /**
-     * Inserts the order and its lines (line_no from 0) in one statement, naming the idempotency record that creates
-     * it (null for an order made outside the engine, as fixtures make them).
+     * The claim's writes that insert the order and its lines (line_no from 0), the order naming the record the claim
+     * inserted.
      */
-    public void insert(String orderId, String userId, Order.Status status, BigDecimal total, String currency,
-                       String requestId, Long recordId, Instant now, List<Order.Line> lines) {
-        StringBuilder statement = new StringBuilder("""
-                WITH inserted AS (
-                    INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id,
-                                        created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))
-                INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price) VALUES\s""");
-        List<Object> parameters = new ArrayList<>(Arrays.asList(orderId, userId, status.name(), total, currency,
-                requestId, recordId, now, now));
+    public ClaimWrites inserting(String orderId, String userId, Order.Status status, BigDecimal total, String currency,
+                                 String requestId, Instant now, List<Order.Line> lines) {
+        List<Object> lineValues = new ArrayList<>();
+        lines.forEach(line -> lineValues.addAll(List.of(line.productId(), line.quantity(), line.unitPrice())));
+        StringBuilder lineRows = new StringBuilder();
         for (int i = 0; i < lines.size(); i++) {
-            statement.append(i == 0 ? "" : ", ").append("(?, ").append(i).append(", ?, ?, ?)");
-            parameters.addAll(List.of(orderId, lines.get(i).productId(), lines.get(i).quantity(),
-                    lines.get(i).unitPrice()));
+            lineRows.append(i == 0 ? "" : ", ")
+                    .append("(").append(i).append(", CAST(? AS text), CAST(? AS integer), CAST(? AS numeric))");
         }
-        sql.update(statement.toString(), parameters.toArray());
+        return ClaimWrites.query("order_row", """
+                        INSERT INTO orders (order_id, user_id, status, total, currency, request_id, idempotency_record_id,
+                                            created_at, updated_at)
+                        SELECT CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS numeric), CAST(? AS text),
+                               CAST(? AS text), claim.id, CAST(? AS timestamptz), CAST(? AS timestamptz)
+                          FROM claim
+                        RETURNING order_id""",
+                        List.of(orderId, userId, status.name(), total, currency, requestId, now, now))
+                .and(ClaimWrites.query("order_lines", """
+                        INSERT INTO order_items (order_id, line_no, product_id, quantity, unit_price)
+                        SELECT o.order_id, l.line_no, l.product_id, l.quantity, l.unit_price
+                          FROM order_row o, (VALUES %s) AS l(line_no, product_id, quantity, unit_price)""".formatted(
+                                lineRows), lineValues));
     }
 
     /** The order if it exists and belongs to the user; another user's order is as absent as an unknown one. */

@@ -3,6 +3,7 @@ package dev.onceguard.checkout;
 import dev.onceguard.checkout.CatalogRows.CatalogPrice;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.BusinessRefusal;
+import dev.onceguard.idempotency.ClaimWrites;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.LocalOperation;
 import dev.onceguard.idempotency.StoredResponse;
@@ -17,9 +18,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
-/** Creates orders: catalog prices, stock reservation, the order and its lines. Runs inside the engine's transaction. */
+/** Creates orders: catalog prices, stock reservation, the order and its lines, planned for the engine's claim. */
 @ApplicationScoped
 public class OrderService {
 
@@ -41,7 +44,7 @@ public class OrderService {
 
     /**
      * The order a request makes, priced from the catalog now; its writes (the stock reservation, the order and its
-     * lines) run once the engine has claimed its record.
+     * lines) are made by the statement that claims its record.
      */
     public LocalOperation.Plan plan(String userId, String requestId, CreateOrderRequest request) {
         Map<String, CatalogPrice> catalog = catalogRows.prices(
@@ -64,10 +67,8 @@ public class OrderService {
                 OrderView.money(total), request.currency(), Timestamps.format(now));
         StoredResponse response = idempotency.jsonResponse(201, view, Map.of("Location", "/api/orders/" + orderId),
                 RESOURCE_TYPE, orderId);
-        return new LocalOperation.Plan(response, recordId -> {
-            reserveStock(request, catalog);
-            orderRows.insert(orderId, userId, status, total, request.currency(), requestId, recordId, now, lines);
-        });
+        return new LocalOperation.Plan(response, withStockTaken(request, catalog,
+                orderRows.inserting(orderId, userId, status, total, request.currency(), requestId, now, lines)));
     }
 
     /** Unknown products and a currency other than the products' are invalid requests: 400, nothing stored. */
@@ -88,17 +89,27 @@ public class OrderService {
     }
 
     /**
-     * Reserves limited stock product by product, in product id order so that two orders never wait on each other
-     * in opposite orders. Not enough of one product refuses the whole order; the transaction undoes the rest.
+     * The order's writes, after taking its units of limited stock (the same product on two lines takes their sum). Not
+     * enough of one product refuses the whole order, and nothing of it is kept.
      */
-    private void reserveStock(CreateOrderRequest request, Map<String, CatalogPrice> catalog) {
-        Map<String, Integer> wanted = new TreeMap<>();
-        request.items().forEach(item -> wanted.merge(item.productId(), item.quantity(), Integer::sum));
-        wanted.forEach((productId, quantity) -> {
-            if (catalog.get(productId).limited() && !catalogRows.reserve(productId, quantity)) {
-                throw new BusinessRefusal(Problem.of(409, "OUT_OF_STOCK", "Out of stock",
-                        "Not enough stock of " + productId + " for " + quantity + " unit(s)."));
-            }
-        });
+    private ClaimWrites withStockTaken(CreateOrderRequest request, Map<String, CatalogPrice> catalog,
+                                       ClaimWrites orderWrites) {
+        SortedMap<String, Integer> wanted = new TreeMap<>();
+        request.items().stream().filter(item -> catalog.get(item.productId()).limited())
+                .forEach(item -> wanted.merge(item.productId(), item.quantity(), Integer::sum));
+        if (wanted.isEmpty()) {
+            return orderWrites;
+        }
+        return catalogRows.reservation(wanted).and(orderWrites)
+                .refusingOn(CatalogRows.STOCK_NEVER_NEGATIVE, () -> outOfStock(wanted));
+    }
+
+    /** The refusal of an order whose stock ran short, naming the products short of it now (all of them, if none is). */
+    private BusinessRefusal outOfStock(SortedMap<String, Integer> wanted) {
+        SortedMap<String, Integer> missing = catalogRows.shortOf(wanted);
+        String detail = (missing.isEmpty() ? wanted : missing).entrySet().stream()
+                .map(product -> "Not enough stock of " + product.getKey() + " for " + product.getValue() + " unit(s).")
+                .collect(Collectors.joining(" "));
+        return new BusinessRefusal(Problem.of(409, "OUT_OF_STOCK", "Out of stock", detail));
     }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.postgresql.PGStatement;
+import org.postgresql.util.PSQLException;
 
 import java.sql.Array;
 import java.sql.Connection;
@@ -32,6 +33,9 @@ import java.util.OptionalLong;
  */
 @ApplicationScoped
 public class IdempotencyRecords {
+
+    /** SQLState class 23: a constraint refused the statement. */
+    private static final String INTEGRITY_CONSTRAINT_VIOLATION = "23";
 
     private static final String CLAIM = """
             INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
@@ -89,25 +93,46 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Inserts the record already finished with {@code response}, for work whose effects are written in this same
-     * transaction after the claim: the row is written once and never updated. Empty when the scope already has a
-     * record (after waiting for an uncommitted one).
+     * Inserts the record already finished with {@code response}, and in the same statement the operation's
+     * {@code writes} that make the answer true: the row is written once and never updated, and record and writes are
+     * kept together or not at all. Empty when the scope already has a record (after waiting for an uncommitted one);
+     * the writes then write nothing.
      *
      * @param now        when the request reached the engine (the record's creation)
      * @param answeredAt when the response was decided (the record's completion)
+     * @throws BusinessRefusal when the writes broke a constraint the operation declared a refusal for; nothing is kept
      */
     OptionalLong claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
-                               Instant now, Instant answeredAt, Instant expiresAt) {
-        return insertClaim(CLAIM_FINISHED, claim -> {
-            bindScopeAndFingerprint(claim, request);
-            claim.setString(5, status.name());
-            claim.setString(6, request.requestId());
-            claim.setString(7, request.storedBody());
-            SqlRows.setInstant(claim, 8, now);
-            SqlRows.setInstant(claim, 9, expiresAt);
-            bindResponse(claim, 10, response);
-            SqlRows.setInstant(claim, 15, answeredAt);
-        });
+                               Instant now, Instant answeredAt, Instant expiresAt, ClaimWrites writes) {
+        String statement = writes.isEmpty() ? CLAIM_FINISHED
+                : "WITH claim AS (" + CLAIM_FINISHED + "),\n" + writes.withQueries() + "\nSELECT id FROM claim";
+        try {
+            return insertClaim(statement, claim -> {
+                bindScopeAndFingerprint(claim, request);
+                claim.setString(5, status.name());
+                claim.setString(6, request.requestId());
+                claim.setString(7, request.storedBody());
+                SqlRows.setInstant(claim, 8, now);
+                SqlRows.setInstant(claim, 9, expiresAt);
+                bindResponse(claim, 10, response);
+                SqlRows.setInstant(claim, 15, answeredAt);
+                SqlRows.bind(claim.getConnection(), claim, 16, writes.parameters().toArray());
+            });
+        } catch (ClaimFailed failed) {
+            Optional<BusinessRefusal> refusal = Optional.ofNullable(constraintBrokenBy(failed.getCause()))
+                    .flatMap(writes::refusalOn);
+            throw refusal.isPresent() ? refusal.get() : failed;
+        }
+    }
+
+    /** The constraint an integrity violation names; null for any other failure. */
+    private static String constraintBrokenBy(SQLException failure) {
+        if (failure instanceof PSQLException server && failure.getSQLState() != null
+                && failure.getSQLState().startsWith(INTEGRITY_CONSTRAINT_VIOLATION)
+                && server.getServerErrorMessage() != null) {
+            return server.getServerErrorMessage().getConstraint();
+        }
+        return null;
     }
 
     /** Binds a claim's first four parameters: user, operation, key, fingerprint. */
@@ -127,7 +152,19 @@ public class IdempotencyRecords {
                 return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("claim failed", e);
+            throw new ClaimFailed(e);
+        }
+    }
+
+    /** A claim's statement failed; its cause says why. */
+    private static final class ClaimFailed extends IllegalStateException {
+        ClaimFailed(SQLException cause) {
+            super("claim failed", cause);
+        }
+
+        @Override
+        public synchronized SQLException getCause() {
+            return (SQLException) super.getCause();
         }
     }
 

@@ -35,22 +35,22 @@ import java.util.function.UnaryOperator;
  * The idempotency engine: runs an operation at most once per (user, operation, key) and answers every
  * retry with the first result.
  *
- * <p>For a local operation the whole flow is one transaction:
+ * <p>A local operation takes two statements and no transaction around them:
  * <ol>
  *   <li><b>plan</b>: the operation reads what it needs and decides its answer, writing nothing;</li>
- *   <li><b>claim</b>: insert the record already finished with that answer; the UNIQUE scope makes a concurrent
- *       duplicate wait here until the first commits or rolls back;</li>
+ *   <li><b>claim and write</b>: one statement inserts the record already finished with that answer and, only if it
+ *       inserted it, makes the operation's own writes ({@link ClaimWrites}), which name the record; the statement
+ *       keeps record and effects together or not at all. The UNIQUE scope makes a concurrent duplicate wait here until
+ *       the first statement ends;</li>
  *   <li><b>existing record</b>: only if the claim found one, read it by the scope: replay, 422 on another
  *       fingerprint, 409 while it is still PROCESSING (a request the plan refused is answered this way too, when its
- *       scope has a record);</li>
- *   <li><b>write</b>: the operation's own writes, naming the record; commit makes record and effects visible
- *       together.</li>
+ *       scope has a record).</li>
  * </ol>
  * A replay is a read, never a write: a finished record this replica has already read is answered from memory
  * ({@link FinishedRecords}), and its replay count and request log row are written later in a batch
- * ({@link RequestLog}). A {@link BusinessRefusal} rolls the operation's writes back and is stored as the result in a
- * transaction of its own; any other failure rolls everything back and stores nothing, so the same key may be used
- * again.
+ * ({@link RequestLog}). A {@link BusinessRefusal} (a constraint the writes broke on purpose) leaves nothing of the
+ * claim's statement and is stored as the result in a statement of its own; any other failure stores nothing, so the
+ * same key may be used again.
  *
  * <p>An operation that calls out cannot run in one transaction, so it runs as a sequence of atomic phases. Each phase
  * is a function the engine runs inside a transaction it opens and whose {@link PhaseResult} it applies to the record
@@ -145,9 +145,12 @@ public class IdempotencyService {
 
     private static final Attempt RECORD_VANISHED = new RecordVanished();
 
-    /** Runs a local operation once, in one transaction with its record; see the class comment for the steps. */
+    /**
+     * Runs a local operation once: its plan's reads, then one statement that claims its record and makes its writes;
+     * see the class comment for the steps. No transaction spans them: each statement is atomic on its own.
+     */
     public <T> IdempotentResponse execute(IdempotentRequest<T> request, LocalOperation<T> operation) {
-        return answered(request, () -> QuarkusTransaction.requiringNew().call(() -> claimAndExecute(request, operation)));
+        return answered(request, () -> claimAndExecute(request, operation));
     }
 
     /**
@@ -259,12 +262,12 @@ public class IdempotencyService {
         }
         Instant answeredAt = Timestamps.now();
         Claim claim = claimReleasingAbandoned(request, () -> records.claimFinished(request,
-                IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now)));
+                IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now),
+                plan.writes()));
         if (claim instanceof Met met) {
             return answerFrom(met.record(), request, now);
         }
         long recordId = ((Claimed) claim).recordId();
-        plan.writes().accept(recordId);
         LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
         return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
                 RequestLog.Outcome.EXECUTED));
@@ -492,7 +495,7 @@ public class IdempotencyService {
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
             OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
-                    expiryOf(request, now));
+                    expiryOf(request, now), ClaimWrites.NONE);
             if (recordId.isEmpty()) {
                 return answerFromRecord(request, now);
             }

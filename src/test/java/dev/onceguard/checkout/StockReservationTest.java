@@ -106,8 +106,39 @@ class StockReservationTest {
         Response refused = createOrder(user, UUID.randomUUID().toString(), body);
 
         assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(refused.<String>path("detail")).isEqualTo("Not enough stock of " + none + " for 1 unit(s).");
         assertThat(stockOf(plenty)).isEqualTo(5);
         assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ?", user)).isZero();
+    }
+
+    @Test
+    void anOrderWhoseLinesCannotBeWrittenKeepsNeitherItsRecordNorItsStock() {
+        String productId = physicalProduct(5);
+        String trigger = "refuse_" + productId.replace('-', '_');
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        execute(db, """
+                CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.product_id = '%s' THEN RAISE EXCEPTION 'the test refuses this line'; END IF;
+                    RETURN NEW;
+                END $$""".formatted(trigger, productId));
+        execute(db, "CREATE TRIGGER " + trigger + " BEFORE INSERT ON order_items FOR EACH ROW EXECUTE FUNCTION "
+                + trigger + "()");
+        Response failed;
+        try {
+            failed = createOrder(user, key, order(productId, 2));
+        } finally {
+            execute(db, "DROP TRIGGER " + trigger + " ON order_items");
+            execute(db, "DROP FUNCTION " + trigger + "()");
+        }
+
+        assertThat(failed.statusCode()).isEqualTo(500);
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ?", user)).isZero();
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ?", user)).isZero();
+        assertThat(stockOf(productId)).isEqualTo(5);
+        createOrder(user, key, order(productId, 2)).then().statusCode(201);
+        assertThat(stockOf(productId)).isEqualTo(3);
     }
 
     @Test

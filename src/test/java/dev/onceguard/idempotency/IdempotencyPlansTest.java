@@ -113,14 +113,14 @@ class IdempotencyPlansTest {
         return inTransaction(() -> claimFinished(user, key));
     }
 
-    /** The engine's statement for a new order's record, as it runs it: the claim, with the answer already stored. */
+    /** The engine's claim of a new order's record, as it runs it, with the answer already stored (the order's writes aside). */
     private long claimFinished(String user, String key) {
         IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
                 new IdempotencyKey(key), "f".repeat(64), "req-" + key, () -> null, () -> "{}");
         Instant now = Instant.now();
         return records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
                 new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
-                now, now, now.plusSeconds(3600)).orElseThrow();
+                now, now, now.plusSeconds(3600), ClaimWrites.NONE).orElseThrow();
     }
 
     /** Blocks of idempotency_records and its indexes read (from cache or disk) by one transaction; fewest of three. */
