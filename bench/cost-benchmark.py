@@ -161,7 +161,9 @@ def post_order(base, token, key):
 def run_service(a, conns, base, tag, results):
     """Starts the jar, warms it up, runs ANALYZE and measures new keys and replays at each connection count; answers
     the service's RSS in MB after the last measurement."""
-    env = dict(os.environ, QUARKUS_DATASOURCE_JDBC_URL=f"jdbc:postgresql://127.0.0.1:5432/{a.db}",
+    # the load orders p-184, a demo product, which a service outside embedded mode, dev and test loads only when asked
+    env = dict(os.environ, ONCEGUARD_CATALOG_DEMO="true",
+               QUARKUS_DATASOURCE_JDBC_URL=f"jdbc:postgresql://127.0.0.1:5432/{a.db}",
                QUARKUS_HTTP_PORT=str(a.port), SMALLRYE_JWT_VERIFY_KEY_LOCATION=f"{BENCH}/bench-hs256.jwk",
                SMALLRYE_JWT_VERIFY_ALGORITHM="HS256", MP_JWT_VERIFY_ISSUER="https://onceguard.bench",
                **dict(kv.split("=", 1) for kv in a.service_env))
