@@ -13,7 +13,10 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-/** Every statement on {@code products}, as plain JDBC in the caller's transaction ({@link SqlRows}). */
+/**
+ * Every statement on {@code products}, as plain JDBC in the caller's transaction ({@link SqlRows}) or, for an order's
+ * stock, as writes of its record's claim ({@link ClaimWrites}).
+ */
 @ApplicationScoped
 public class CatalogRows {
 
