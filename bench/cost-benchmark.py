@@ -11,7 +11,7 @@
 3. for each connection count: wrk new-key orders, then wrk replays (200 keys), each read with the CPU the service
    process and this database's PostgreSQL backends spent (from /proc, so other databases' work is not counted),
    then the same for the peer (bench README), and pgbench running the service's own statements
-   (bench/pgbench/create-order.sql, replay.sql);
+   (bench/pgbench/post-order.sql, with new keys and with the replay keys);
 4. prints one JSON line per measurement, a markdown table, the service's RSS, the targets at 8 connections (PASS or
    FAIL each; a target whose input was not measured, e.g. the peer's rate with --no-peer, is FAIL), the machine
    (cores, CPU model, load average before and after) and the JVM with its options.
@@ -19,6 +19,7 @@
 import argparse, json, os, re, shlex, subprocess, sys, time, urllib.request
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
+NEW_KEYS = 4611686018427387903  # pgbench/post-order.sql draws its keys from this many: every order is a new one
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -303,11 +304,14 @@ def main():
                                            f"-c{c}", f"-j{min(c, 2)}", f"-T{a.duration}", *extra, "-f",
                                            f"{BENCH}/pgbench/{script}", a.db]
         for c in conns:
-            results[("pgbench", "new", c)] = measure(f"pgbench same SQL new c{c}", pgb("create-order.sql", c),
-                                                     "pgbench", None, a.db)
-            results[("pgbench", "replay", c)] = measure(f"pgbench same SQL replay c{c}",
-                                                        pgb("replay.sql", c, ["-D", f"tag={tag}", "-D", "keys=200"]),
-                                                        "pgbench", None, a.db)
+            results[("pgbench", "new", c)] = measure(
+                f"pgbench same SQL new c{c}",
+                pgb("post-order.sql", c, ["-D", f"prefix={tag}-pgbench-c{c}-", "-D", f"keys={NEW_KEYS}"]),
+                "pgbench", None, a.db)
+            results[("pgbench", "replay", c)] = measure(
+                f"pgbench same SQL replay c{c}",
+                pgb("post-order.sql", c, ["-D", f"prefix={tag}-replay-", "-D", "keys=200"]),
+                "pgbench", None, a.db)
 
     if not a.no_peer:
         psql("postgres", f"DROP DATABASE IF EXISTS {a.peer_db} WITH (FORCE)")

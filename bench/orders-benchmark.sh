@@ -289,12 +289,15 @@ print("%.2f %.2f" % (pick(0.50), pick(0.99)))')
     R[$what,$c,mark]=$(disturbed "$LAST_OTHER")
 }
 log "(c) pgbench, order-creation SQL: warm-up 5s at 8 clients, then ${PG_DURATION}s at each of: $CONNS (service stopped)"
-"$PGBENCH" -n -f "$BENCH_DIR/pgbench/create-order.sql" -c 8 -j 2 -T 5 -M prepared "$DB" > "$RESULTS/pgbench-warmup.txt" 2>&1 \
-    || { cat "$RESULTS/pgbench-warmup.txt"; die "pgbench failed"; }
-for c in $CONNS; do run_pgbench c "$BENCH_DIR/pgbench/create-order.sql" "$c" "$PG_DURATION"; done
+NEW_KEYS=4611686018427387903  # pgbench/post-order.sql draws its keys from this many: every order is a new one
+"$PGBENCH" -n -f "$BENCH_DIR/pgbench/post-order.sql" -c 8 -j 2 -T 5 -M prepared -D prefix="$RUN_TAG-pgbench-warm-" \
+    -D keys=$NEW_KEYS "$DB" > "$RESULTS/pgbench-warmup.txt" 2>&1 || { cat "$RESULTS/pgbench-warmup.txt"; die "pgbench failed"; }
+for c in $CONNS; do
+    run_pgbench c "$BENCH_DIR/pgbench/post-order.sql" "$c" "$PG_DURATION" -D prefix="$RUN_TAG-pgbench-c$c-" -D keys=$NEW_KEYS
+done
 log "(c') pgbench, replay SQL on the $REPLAY_KEYS keys of (b): ${PG_DURATION}s at each of: $CONNS"
 for c in $CONNS; do
-    run_pgbench cr "$BENCH_DIR/pgbench/replay.sql" "$c" "$PG_DURATION" -D tag="$RUN_TAG" -D keys="$REPLAY_KEYS"
+    run_pgbench cr "$BENCH_DIR/pgbench/post-order.sql" "$c" "$PG_DURATION" -D prefix="$RUN_TAG-replay-" -D keys="$REPLAY_KEYS"
 done
 LOAD_AFTER=$(uptime)
 
