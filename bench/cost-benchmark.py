@@ -3,7 +3,7 @@
 
   python3 bench/cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--conns "1 8 32"]
       [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer] [--peer-dir DIR] [--no-peer]
-      [--java-opts "-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC"]
+      [--java-opts "-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2"]
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with alternating new-key and replay
    load until the C2 compiler threads used under 2% of a 10 s slice (printed per slice, 300 s at most);
@@ -273,7 +273,7 @@ def main():
                     help="the FastAPI + Redis peer (app.py, serve_nodelay.py, wrk/unique.lua, wrk/replay.lua)")
     ap.add_argument("--service-env", action="append", default=[], metavar="NAME=VALUE",
                     help="extra environment for the service, e.g. ONCEGUARD_IDEMPOTENCY_REQUEST_LOG_FLUSH_EVERY=off")
-    ap.add_argument("--java-opts", default="-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC",
+    ap.add_argument("--java-opts", default="-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2",
                     help="the service's JVM options (printed with the results); the default is what the Helm chart's JVM "
                          "sees in its 768Mi container: the chart's javaOpts, with MaxRAM standing in for the limit")
     ap.add_argument("--no-peer", action="store_true")

@@ -6,7 +6,7 @@
 # Knobs (environment): BENCH_DURATION (25 s per wrk run), BENCH_WARMUP (20 s), BENCH_CONNS ("1 8 32"),
 # BENCH_PG_DURATION (20 s per pgbench run), BENCH_USERS (16), BENCH_REPLAY_KEYS (200),
 # BENCH_TARGET_ORDERS (100000), BENCH_PORT (18080, another free one if taken), BENCH_DB (bench),
-# BENCH_JAVA_OPTS (-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC, what the Helm chart's JVM sees in its 768Mi container), BENCH_REBUILD (0; 1 = package even if the jar exists),
+# BENCH_JAVA_OPTS (-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2, what the Helm chart's JVM sees in its 768Mi container), BENCH_REBUILD (0; 1 = package even if the jar exists),
 # BENCH_KEEP_DB (1 = leave the database for inspection; 0 = drop it at the end),
 # BENCH_OTHER_LIMIT (0.25: rows measured while other processes used more cores are marked *),
 # BENCH_WAIT_QUIET (0; N = first wait up to N s until the machine is < 30 % busy over 5 s),
@@ -18,7 +18,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
 DURATION=${BENCH_DURATION:-25}
 WARMUP=${BENCH_WARMUP:-20}
-BENCH_JAVA_OPTS=${BENCH_JAVA_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC}
+BENCH_JAVA_OPTS=${BENCH_JAVA_OPTS--XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2}
 CONNS=${BENCH_CONNS:-"1 8 32"}
 PG_DURATION=${BENCH_PG_DURATION:-20}
 USERS=${BENCH_USERS:-16}

@@ -63,7 +63,8 @@ public class CatalogRows {
     public ClaimWrites reservation(SortedMap<String, Integer> wanted) {
         List<Object> takes = new ArrayList<>();
         wanted.forEach((productId, quantity) -> takes.addAll(List.of(productId, quantity)));
-        String takeRows = String.join(", ", Collections.nCopies(wanted.size(), "(CAST(? AS text), CAST(? AS integer))"));
+        String takeRows = String.join(", ",
+                Collections.nCopies(wanted.size(), "(CAST(? AS text), CAST(? AS integer))"));
         return ClaimWrites.query("stock_locked", """
                         SELECT p.product_id FROM products p, claim WHERE p.product_id IN (%s)
                          ORDER BY p.product_id FOR UPDATE OF p""".formatted(placeholders(wanted.size())),

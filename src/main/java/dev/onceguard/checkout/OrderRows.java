@@ -17,7 +17,8 @@ import java.util.Optional;
 
 /**
  * Every statement on {@code orders} and {@code order_items}, as plain JDBC in the caller's transaction
- * ({@link SqlRows}) or, for a new order, as writes of its record's claim ({@link ClaimWrites}). Status moves are {@link OrderStates}' conditional UPDATE.
+ * ({@link SqlRows}) or, for a new order, as writes of its record's claim ({@link ClaimWrites}). Status moves are
+ * {@link OrderStates}' conditional UPDATE.
  */
 @ApplicationScoped
 public class OrderRows {

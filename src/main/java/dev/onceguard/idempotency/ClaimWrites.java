@@ -26,7 +26,8 @@ public final class ClaimWrites {
     private final List<Object> parameters;
     private final Map<String, Supplier<BusinessRefusal>> refusals;
 
-    private ClaimWrites(List<String> queries, List<Object> parameters, Map<String, Supplier<BusinessRefusal>> refusals) {
+    private ClaimWrites(List<String> queries, List<Object> parameters,
+                        Map<String, Supplier<BusinessRefusal>> refusals) {
         this.queries = queries;
         this.parameters = parameters;
         this.refusals = refusals;
@@ -35,11 +36,12 @@ public final class ClaimWrites {
     /**
      * One WITH query, {@code name AS (statement)}, its {@code ?} bound to {@code parameters} in order. The statement
      * must read {@code claim} (directly or through an earlier query of these writes) so that it writes only for a
-     * record this claim inserted; type its parameters with casts, since nothing else in a WITH query types them. A null parameter binds SQL NULL.
+     * record this claim inserted. Type a parameter with a cast where nothing else does (in a SELECT list or VALUES of
+     * an INSERT … SELECT, PostgreSQL would take it as text); a null parameter binds SQL NULL.
      */
     public static ClaimWrites query(String name, String statement, List<?> parameters) {
-        return new ClaimWrites(List.of(name + " AS (" + statement + ")"), Collections.unmodifiableList(new ArrayList<>(parameters)),
-                Map.of());
+        return new ClaimWrites(List.of(name + " AS (" + statement + ")"),
+                Collections.unmodifiableList(new ArrayList<>(parameters)), Map.of());
     }
 
     /** These writes, then {@code next}'s, whose queries may read this one's by name. */
@@ -50,7 +52,8 @@ public final class ClaimWrites {
         allParameters.addAll(next.parameters);
         Map<String, Supplier<BusinessRefusal>> allRefusals = new HashMap<>(refusals);
         allRefusals.putAll(next.refusals);
-        return new ClaimWrites(List.copyOf(allQueries), Collections.unmodifiableList(allParameters), Map.copyOf(allRefusals));
+        return new ClaimWrites(List.copyOf(allQueries), Collections.unmodifiableList(allParameters),
+                Map.copyOf(allRefusals));
     }
 
     /**

@@ -212,7 +212,8 @@ class ChartTest {
         String none = HelmChart.render(Map.of("javaOpts", "")).env().get("JAVA_OPTS_APPEND").path("value").asText();
 
         String imageOwn = "-Dquarkus.http.host=0.0.0.0 -Djava.util.logging.manager=org.jboss.logmanager.LogManager";
-        assertThat(byDefault).isEqualTo(imageOwn + " -XX:+UseSerialGC -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5");
+        assertThat(byDefault).isEqualTo(imageOwn + " -XX:+UseSerialGC -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5"
+                + " -Dquarkus.http.io-threads=2");
         assertThat(custom).isEqualTo(imageOwn + " -XX:+UseParallelGC");
         assertThat(none).isEqualTo(imageOwn);
     }
