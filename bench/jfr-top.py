@@ -23,7 +23,7 @@ CENTRES = [
     ("  OrderService.plan (catalog SELECT, build order, response JSON)", ("dev.onceguard.checkout.OrderService.plan",)),
     ("  IdempotencyRecords.claimFinished (INSERT ... ON CONFLICT, the answer stored)",
      ("dev.onceguard.idempotency.IdempotencyRecords.claimFinished",)),
-    ("  OrderRows.insert (the order and its lines)", ("dev.onceguard.checkout.OrderRows.insert",)),
+    ("  OrderRows.inserting (the order's writes for the claim, built)", ("dev.onceguard.checkout.OrderRows.inserting",)),
     ("  transaction commit (Narayana + Hibernate before-completion)", (".NotifyingUserTransaction.commit", ".TransactionImple.commit",
                                                                        ".BaseTransaction.commit", ".TransactionManagerImple.commit")),
     ("  transaction begin", (".NotifyingUserTransaction.begin", ".BaseTransaction.begin")),
