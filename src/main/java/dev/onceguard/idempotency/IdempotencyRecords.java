@@ -23,8 +23,9 @@ import java.util.OptionalLong;
 
 /**
  * Every statement the engine runs on {@code idempotency_records}, {@code idempotency_conflicts} and
- * {@code idempotency_request_log}, as plain JDBC on the connection of the caller's transaction: no entity is loaded
- * or dirty-checked on the request path.
+ * {@code idempotency_request_log}, as plain JDBC on the connection of the caller's transaction (outside one, each
+ * statement commits on its own, as a local operation's claim does): no entity is loaded or dirty-checked on the
+ * request path.
  *
  * <p>No plan here depends on table statistics: the claim finds its conflict through the scope's unique index (the
  * ON CONFLICT arbiter), every update names its row by primary key alone, and the scope lookup is planned with its
