@@ -97,7 +97,10 @@ def lines_of(path):
 def measure(label, cmd, kind, service_pid, db, gc_log=None):
     """Runs cmd; the database's CPU is summed over every backend seen while it ran (polled, so that backends which
     connect and leave during the run, like pgbench's, are counted up to their last 0.2 s). With gc_log, the row also
-    says which collections the service paused for while it ran."""
+    says which collections the service paused for while it ran. Each row starts with a CHECKPOINT, as the orders
+    benchmark's do: every row then writes its pages' first images after a checkpoint alike, and none meets the middle
+    of one that the rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
+    psql(db, "CHECKPOINT")
     gc_from = lines_of(gc_log) if gc_log else 0
     baseline = {pid: proc_cpu(pid) for pid in backends(db)}
     last = dict(baseline)
