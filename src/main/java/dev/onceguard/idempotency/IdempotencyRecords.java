@@ -117,23 +117,22 @@ public class IdempotencyRecords {
                 SqlRows.setInstant(claim, 9, expiresAt);
                 bindResponse(claim, 10, response);
                 SqlRows.setInstant(claim, 15, answeredAt);
-                SqlRows.bind(claim.getConnection(), claim, 16, writes.parameters().toArray());
+                SqlRows.bind(claim, 16, writes.parameters().toArray());
             });
-        } catch (ClaimFailed failed) {
-            Optional<BusinessRefusal> refusal = Optional.ofNullable(constraintBrokenBy(failed.getCause()))
-                    .flatMap(writes::refusalOn);
+        } catch (IllegalStateException failed) {
+            Optional<BusinessRefusal> refusal = constraintBrokenBy(failed.getCause()).flatMap(writes::refusalOn);
             throw refusal.isPresent() ? refusal.get() : failed;
         }
     }
 
-    /** The constraint an integrity violation names; null for any other failure. */
-    private static String constraintBrokenBy(SQLException failure) {
-        if (failure instanceof PSQLException server && failure.getSQLState() != null
-                && failure.getSQLState().startsWith(INTEGRITY_CONSTRAINT_VIOLATION)
+    /** The constraint an integrity violation names; empty for any other failure. */
+    private static Optional<String> constraintBrokenBy(Throwable failure) {
+        if (failure instanceof PSQLException server && server.getSQLState() != null
+                && server.getSQLState().startsWith(INTEGRITY_CONSTRAINT_VIOLATION)
                 && server.getServerErrorMessage() != null) {
-            return server.getServerErrorMessage().getConstraint();
+            return Optional.ofNullable(server.getServerErrorMessage().getConstraint());
         }
-        return null;
+        return Optional.empty();
     }
 
     /** Binds a claim's first four parameters: user, operation, key, fingerprint. */
@@ -153,19 +152,7 @@ public class IdempotencyRecords {
                 return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
             }
         } catch (SQLException e) {
-            throw new ClaimFailed(e);
-        }
-    }
-
-    /** A claim's statement failed; its cause says why. */
-    private static final class ClaimFailed extends IllegalStateException {
-        ClaimFailed(SQLException cause) {
-            super("claim failed", cause);
-        }
-
-        @Override
-        public synchronized SQLException getCause() {
-            return (SQLException) super.getCause();
+            throw new IllegalStateException("claim failed", e);
         }
     }
 

@@ -83,22 +83,21 @@ public class SqlRows {
     private static PreparedStatement prepared(Connection connection, String sql, Object[] parameters)
             throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql);
-        bind(connection, statement, 1, parameters);
+        bind(statement, 1, parameters);
         return statement;
     }
 
     /** Binds {@code parameters} to the statement's placeholders from index {@code first} on, as {@link #list} does. */
-    public static void bind(Connection connection, PreparedStatement statement, int first, Object... parameters)
-            throws SQLException {
+    public static void bind(PreparedStatement statement, int first, Object... parameters) throws SQLException {
         for (int i = 0; i < parameters.length; i++) {
             Object value = parameters[i];
             int index = first + i;
             if (value instanceof Instant at) {
                 setInstant(statement, index, at);
             } else if (value instanceof String[] texts) {
-                statement.setArray(index, connection.createArrayOf("text", texts));
+                statement.setArray(index, statement.getConnection().createArrayOf("text", texts));
             } else if (value instanceof Long[] numbers) {
-                statement.setArray(index, connection.createArrayOf("bigint", numbers));
+                statement.setArray(index, statement.getConnection().createArrayOf("bigint", numbers));
             } else {
                 statement.setObject(index, value);
             }
