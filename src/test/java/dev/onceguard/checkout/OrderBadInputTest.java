@@ -193,6 +193,27 @@ class OrderBadInputTest {
         assertNothingStoredAndKeyStillUsable(user, key);
     }
 
+    @Test
+    void aBodyOver64KiBSentInChunksWithoutALengthIsRefusedWith413() throws Exception {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        byte[] body = (ONE_EBOOK + " ".repeat(64 * 1024)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
+                .version(HttpClient.Version.HTTP_1_1)
+                .header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/json")
+                // a stream of unknown length goes out chunked, with no Content-Length to refuse it by
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body))).build();
+
+        HttpResponse<String> refused = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(refused.statusCode()).isEqualTo(413);
+        assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(refused.body()).contains("\"PAYLOAD_TOO_LARGE\"");
+        assertNothingStoredAndKeyStillUsable(user, key);
+    }
+
     static Stream<Arguments> badTokens() {
         String user = "u-" + UUID.randomUUID();
         return Stream.of(

@@ -5,10 +5,16 @@ import dev.onceguard.platform.StandardWebhooksSignature;
 import dev.onceguard.payment.stripe.StripeEvents;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -59,6 +65,29 @@ class WebhookBodyBoundaryTest {
 
     private long stored() {
         return Database.count(dataSource, "SELECT count(*) FROM webhook_inbox WHERE event_id LIKE ?", marker + "%");
+    }
+
+    @Test
+    void aSignedEventOver64KiBSentInChunksIsRefusedWith413() throws Exception {
+        String event = sandboxEvent(marker, "sbx_" + UUID.randomUUID());
+        byte[] body = (event + " ".repeat(64 * 1024)).getBytes(StandardCharsets.UTF_8);
+        long now = Instant.now().getEpochSecond();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/webhooks/sandbox"))
+                .version(HttpClient.Version.HTTP_1_1)
+                .header("Content-Type", "application/json")
+                .header(StandardWebhooksSignature.ID, marker)
+                .header(StandardWebhooksSignature.TIMESTAMP, String.valueOf(now))
+                .header(StandardWebhooksSignature.SIGNATURE,
+                        StandardWebhooksSignature.sign(marker, now, body, SANDBOX_SECRET))
+                // a stream of unknown length goes out chunked, with no Content-Length to refuse it by
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build();
+
+        HttpResponse<String> refused = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(refused.statusCode()).isEqualTo(413);
+        assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(refused.body()).contains("\"PAYLOAD_TOO_LARGE\"");
+        assertThat(stored()).isZero();
     }
 
     @Test
