@@ -40,9 +40,9 @@ public class RequestLimits {
     Ids ids;
 
     /** Where a POST's body is read before its resource runs: the API and the webhooks, whose resources take bytes. */
-    static final List<String> BODY_READ_FIRST = List.of("/api/*", "/webhooks/*");
+    private static final List<String> BODY_READ_FIRST = List.of("/api/*", "/webhooks/*");
     /** Right after this class's request filter (its priority 1000 is route order -1000), before authentication. */
-    static final int READ_BODY_ORDER = -999;
+    private static final int READ_BODY_ORDER = -999;
 
     public static Problem payloadTooLarge() {
         return Problem.of(413, "PAYLOAD_TOO_LARGE", "Payload too large",

@@ -14,10 +14,12 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -197,14 +199,14 @@ class OrderBadInputTest {
     void aBodyOver64KiBSentInChunksWithoutALengthIsRefusedWith413() throws Exception {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
-        byte[] body = (ONE_EBOOK + " ".repeat(64 * 1024)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = (ONE_EBOOK + " ".repeat(64 * 1024)).getBytes(StandardCharsets.UTF_8);
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
                 .version(HttpClient.Version.HTTP_1_1)
                 .header("Authorization", TestTokens.bearer(user))
                 .header("Idempotency-Key", key)
                 .header("Content-Type", "application/json")
                 // a stream of unknown length goes out chunked, with no Content-Length to refuse it by
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body))).build();
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build();
 
         HttpResponse<String> refused = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
 

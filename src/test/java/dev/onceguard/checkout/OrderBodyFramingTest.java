@@ -1,0 +1,62 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.TestTokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+
+import static dev.onceguard.checkout.OrdersApi.ONE_EBOOK;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An order's body reaches the engine byte for byte however the client frames it: with a Content-Length (read on
+ * the event loop before the resource), in chunks without one (read there too), or over HTTP/2 (read by the
+ * resource). One key, the same order sent all three ways: one order, and the same answer replayed, never a 422.
+ */
+@QuarkusTest
+class OrderBodyFramingTest {
+
+    /** Each request on a client of its own: a client that has an HTTP/1.1 connection open would not upgrade it. */
+    private static HttpResponse<String> post(String user, String key, HttpClient.Version version,
+                                             HttpRequest.BodyPublisher body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
+                .header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/json")
+                .POST(body).build();
+        return HttpClient.newBuilder().version(version).build().send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theSameOrderSentWithALengthInChunksAndOverHttp2IsOneOrder() throws Exception {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        byte[] order = ONE_EBOOK.getBytes(StandardCharsets.UTF_8);
+
+        HttpResponse<String> withLength = post(user, key, HttpClient.Version.HTTP_1_1,
+                HttpRequest.BodyPublishers.ofByteArray(order));
+        // a stream of unknown length goes out chunked
+        HttpResponse<String> inChunks = post(user, key, HttpClient.Version.HTTP_1_1,
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(order)));
+        HttpResponse<String> overHttp2 = post(user, key, HttpClient.Version.HTTP_2,
+                HttpRequest.BodyPublishers.ofByteArray(order));
+
+        assertThat(withLength.statusCode()).isEqualTo(201);
+        assertThat(withLength.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        for (HttpResponse<String> replay : List.of(inChunks, overHttp2)) {
+            assertThat(replay.statusCode()).isEqualTo(201);
+            assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+            assertThat(replay.body()).isEqualTo(withLength.body());
+        }
+        assertThat(overHttp2.version()).isEqualTo(HttpClient.Version.HTTP_2);
+    }
+}
