@@ -44,6 +44,8 @@ public class RequestLimits {
     /** Right after this class's request filter (its priority 1000 is route order -1000), before authentication. */
     private static final int READ_BODY_ORDER = -999;
 
+    private final BodyHandler wholeBody = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
+
     public static Problem payloadTooLarge() {
         return Problem.of(413, "PAYLOAD_TOO_LARGE", "Payload too large",
                 "Request bodies are limited to " + MAX_BODY_BYTES + " bytes.");
@@ -52,8 +54,6 @@ public class RequestLimits {
     void register(@Observes Filters filters) {
         filters.register(this::handle, 1000);
     }
-
-    private final BodyHandler wholeBody = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
 
     void readBodiesFirst(@Observes Router router) {
         for (String path : BODY_READ_FIRST) {
