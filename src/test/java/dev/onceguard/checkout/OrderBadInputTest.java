@@ -4,7 +4,6 @@ import dev.onceguard.TestTokens;
 import dev.onceguard.platform.HourlyActivity;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import io.smallrye.jwt.build.Jwt;
 import jakarta.inject.Inject;
@@ -15,7 +14,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayInputStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -29,6 +27,7 @@ import java.util.stream.Stream;
 import static dev.onceguard.Database.count;
 import static dev.onceguard.checkout.OrdersApi.ONE_EBOOK;
 import static dev.onceguard.checkout.OrdersApi.createOrder;
+import static dev.onceguard.checkout.OrdersApi.postOrder;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -161,13 +160,9 @@ class OrderBadInputTest {
     @Test
     void anEmptyKeyIsInvalidNotMissing() throws Exception {
         String user = TestTokens.newUser();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
-                .header("Authorization", TestTokens.bearer(user))
-                .header("Idempotency-Key", "")
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(ONE_EBOOK)).build();
 
-        HttpResponse<String> refused = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> refused = postOrder(user, "", HttpClient.Version.HTTP_2,
+                HttpRequest.BodyPublishers.ofString(ONE_EBOOK));
 
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(refused.body()).contains("\"IDEMPOTENCY_KEY_INVALID\"");
@@ -200,15 +195,10 @@ class OrderBadInputTest {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
         byte[] body = (ONE_EBOOK + " ".repeat(64 * 1024)).getBytes(StandardCharsets.UTF_8);
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
-                .version(HttpClient.Version.HTTP_1_1)
-                .header("Authorization", TestTokens.bearer(user))
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                // a stream of unknown length goes out chunked, with no Content-Length to refuse it by
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build();
 
-        HttpResponse<String> refused = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+        // a stream of unknown length goes out chunked, with no Content-Length to refuse it by
+        HttpResponse<String> refused = postOrder(user, key, HttpClient.Version.HTTP_1_1,
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)));
 
         assertThat(refused.statusCode()).isEqualTo(413);
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");

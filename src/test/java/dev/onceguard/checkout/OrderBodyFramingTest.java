@@ -2,11 +2,9 @@ package dev.onceguard.checkout;
 
 import dev.onceguard.TestTokens;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,6 +13,7 @@ import java.util.List;
 import java.util.UUID;
 
 import static dev.onceguard.checkout.OrdersApi.ONE_EBOOK;
+import static dev.onceguard.checkout.OrdersApi.postOrder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -25,29 +24,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 @QuarkusTest
 class OrderBodyFramingTest {
 
-    /** Each request on a client of its own: a client that has an HTTP/1.1 connection open would not upgrade it. */
-    private static HttpResponse<String> post(String user, String key, HttpClient.Version version,
-                                             HttpRequest.BodyPublisher body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
-                .header("Authorization", TestTokens.bearer(user))
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .POST(body).build();
-        return HttpClient.newBuilder().version(version).build().send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
     @Test
     void theSameOrderSentWithALengthInChunksAndOverHttp2IsOneOrder() throws Exception {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
         byte[] order = ONE_EBOOK.getBytes(StandardCharsets.UTF_8);
 
-        HttpResponse<String> withLength = post(user, key, HttpClient.Version.HTTP_1_1,
+        HttpResponse<String> withLength = postOrder(user, key, HttpClient.Version.HTTP_1_1,
                 HttpRequest.BodyPublishers.ofByteArray(order));
         // a stream of unknown length goes out chunked
-        HttpResponse<String> inChunks = post(user, key, HttpClient.Version.HTTP_1_1,
+        HttpResponse<String> inChunks = postOrder(user, key, HttpClient.Version.HTTP_1_1,
                 HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(order)));
-        HttpResponse<String> overHttp2 = post(user, key, HttpClient.Version.HTTP_2,
+        HttpResponse<String> overHttp2 = postOrder(user, key, HttpClient.Version.HTTP_2,
                 HttpRequest.BodyPublishers.ofByteArray(order));
 
         assertThat(withLength.statusCode()).isEqualTo(201);

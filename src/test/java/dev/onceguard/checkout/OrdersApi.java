@@ -1,7 +1,14 @@
 package dev.onceguard.checkout;
 
 import dev.onceguard.TestTokens;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 
 import static io.restassured.RestAssured.given;
 
@@ -20,6 +27,20 @@ final class OrdersApi {
             request.header("Idempotency-Key", key);
         }
         return request.post("/api/orders");
+    }
+
+    /**
+     * POST /api/orders framed as given, on a client of its own (a client with an HTTP/1.1 connection open would not
+     * upgrade it to HTTP/2): for what RestAssured cannot send, an empty key header, a chunked body or HTTP/2.
+     */
+    static HttpResponse<String> postOrder(String userId, String key, HttpClient.Version version,
+                                          HttpRequest.BodyPublisher body) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/api/orders"))
+                .header("Authorization", TestTokens.bearer(userId))
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/json")
+                .POST(body).build();
+        return HttpClient.newBuilder().version(version).build().send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     static Response getOrder(String userId, String orderId) {
