@@ -1,11 +1,13 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.idempotency.ClaimPrecondition;
 import dev.onceguard.idempotency.ClaimWrites;
 import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +16,9 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Every statement on {@code products}, as plain JDBC in the caller's transaction ({@link SqlRows}) or, for an order's
- * stock, as writes of its record's claim ({@link ClaimWrites}).
+ * Every statement on {@code products}, as plain JDBC in the caller's transaction ({@link SqlRows}) or, for an order,
+ * as parts of its record's claim: the check of the prices it was planned with ({@link ClaimPrecondition}) and the
+ * writes that take its stock ({@link ClaimWrites}).
  */
 @ApplicationScoped
 public class CatalogRows {
@@ -52,6 +55,20 @@ public class CatalogRows {
                         row -> new CatalogPrice(row.getString(1), row.getBigDecimal(2), row.getString(3), row.getBoolean(4)),
                         productIds.toArray())
                 .stream().collect(Collectors.toMap(CatalogPrice::productId, p -> p));
+    }
+
+    /**
+     * The condition, checked by an order's claim, that these entries are still the catalog's: each product still
+     * exists with the same price, currency and limited or unlimited stock (one primary-key probe per product).
+     */
+    public ClaimPrecondition unchanged(Collection<CatalogPrice> entries, Runnable whenOutdated) {
+        List<Object> parameters = new ArrayList<>();
+        entries.forEach(entry -> parameters.addAll(
+                List.of(entry.productId(), entry.price(), entry.currency(), entry.limited())));
+        return new ClaimPrecondition(String.join("\n AND ", Collections.nCopies(entries.size(), """
+                EXISTS (SELECT 1 FROM products WHERE product_id = CAST(? AS text) AND price = CAST(? AS numeric)
+                           AND currency = CAST(? AS text) AND (stock IS NOT NULL) = CAST(? AS boolean))""")),
+                parameters, whenOutdated);
     }
 
     /**

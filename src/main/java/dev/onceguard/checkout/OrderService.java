@@ -32,24 +32,27 @@ public class OrderService {
 
     private final IdempotencyService idempotency;
     private final Ids ids;
+    private final CatalogCache catalogCache;
     private final CatalogRows catalogRows;
     private final OrderRows orderRows;
 
-    public OrderService(IdempotencyService idempotency, Ids ids, CatalogRows catalogRows, OrderRows orderRows) {
+    public OrderService(IdempotencyService idempotency, Ids ids, CatalogCache catalogCache, CatalogRows catalogRows,
+                        OrderRows orderRows) {
         this.idempotency = idempotency;
         this.ids = ids;
+        this.catalogCache = catalogCache;
         this.catalogRows = catalogRows;
         this.orderRows = orderRows;
     }
 
     /**
-     * The order a request makes, priced from the catalog now; its writes (the stock reservation, the order and its
-     * lines) are made by the statement that claims its record.
+     * The order a request makes, priced from the catalog entries this replica keeps ({@link CatalogCache}); its writes
+     * (the stock reservation, the order and its lines) are made by the statement that claims its record, and only if
+     * those entries are still the catalog's then.
      */
     public LocalOperation.Plan plan(String userId, String requestId, CreateOrderRequest request) {
-        Map<String, CatalogPrice> catalog = catalogRows.prices(
-                request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList());
-        checkAgainstCatalog(request, catalog);
+        List<String> productIds = request.items().stream().map(CreateOrderRequest.Item::productId).distinct().toList();
+        Map<String, CatalogPrice> catalog = catalogEntriesFor(request, productIds);
 
         Instant now = Timestamps.now();
         String orderId = ids.next("ord");
@@ -68,11 +71,30 @@ public class OrderService {
         StoredResponse response = idempotency.jsonResponse(201, view, Map.of("Location", "/api/orders/" + orderId),
                 RESOURCE_TYPE, orderId);
         return new LocalOperation.Plan(response, withStockTaken(request, catalog,
-                orderRows.inserting(orderId, userId, status, total, request.currency(), requestId, now, lines)));
+                orderRows.inserting(orderId, userId, status, total, request.currency(), requestId, now, lines)),
+                catalogRows.unchanged(catalog.values(), () -> catalogCache.forget(productIds)));
     }
 
-    /** Unknown products and a currency other than the products' are invalid requests: 400, nothing stored. */
-    private static void checkAgainstCatalog(CreateOrderRequest request, Map<String, CatalogPrice> catalog) {
+    /**
+     * The catalog entries of the order's products. Unknown products and a currency other than the products' make an
+     * invalid request (400, nothing stored), decided on the catalog as the database has it now, never on an entry kept
+     * from before.
+     */
+    private Map<String, CatalogPrice> catalogEntriesFor(CreateOrderRequest request, List<String> productIds) {
+        Map<String, CatalogPrice> kept = catalogCache.prices(productIds);
+        if (catalogErrors(request, kept).isEmpty()) {
+            return kept;
+        }
+        Map<String, CatalogPrice> current = catalogCache.currentPrices(productIds);
+        List<Problem.FieldError> errors = catalogErrors(request, current);
+        if (!errors.isEmpty()) {
+            throw new ProblemException(Problem.validation(errors));
+        }
+        return current;
+    }
+
+    private static List<Problem.FieldError> catalogErrors(CreateOrderRequest request,
+                                                         Map<String, CatalogPrice> catalog) {
         List<Problem.FieldError> errors = new ArrayList<>();
         for (int i = 0; i < request.items().size(); i++) {
             CatalogPrice product = catalog.get(request.items().get(i).productId());
@@ -83,9 +105,7 @@ public class OrderService {
                         + product.productId()));
             }
         }
-        if (!errors.isEmpty()) {
-            throw new ProblemException(Problem.validation(errors.stream().distinct().toList()));
-        }
+        return errors.stream().distinct().toList();
     }
 
     /**

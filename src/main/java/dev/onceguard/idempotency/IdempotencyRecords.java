@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * Every statement the engine runs on {@code idempotency_records}, {@code idempotency_conflicts} and
@@ -44,13 +43,21 @@ public class IdempotencyRecords {
             VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?)
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
-    private static final String CLAIM_FINISHED = """
-            INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
-                request_id, request_body, created_at, expires_at, response_status, response_headers, response_body,
-                resource_type, resource_id, completed_at)
-            VALUES (?, ?, ?, ?, ?, 'finished', ?, CAST(? AS jsonb), ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?)
+    private static final String FINISHED_COLUMNS = """
+            user_id, operation, idempotency_key, fingerprint, status, recovery_point, request_id, request_body,
+                created_at, expires_at, response_status, response_headers, response_body, resource_type, resource_id,
+                completed_at""";
+    private static final String FINISHED_VALUES = """
+            ?, ?, ?, ?, ?, 'finished', ?, CAST(? AS jsonb), CAST(? AS timestamptz), CAST(? AS timestamptz), ?,
+                CAST(? AS jsonb), ?, ?, ?, CAST(? AS timestamptz)""";
+    private static final String ON_SCOPE_CONFLICT = """
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
+    private static final String CLAIM_FINISHED = "INSERT INTO idempotency_records (" + FINISHED_COLUMNS + ")\nVALUES ("
+            + FINISHED_VALUES + ")\n" + ON_SCOPE_CONFLICT;
+    /** The same claim, made only if the plan's precondition (the one row of {@code held}) holds. */
+    private static final String CLAIM_FINISHED_IF_HELD = "INSERT INTO idempotency_records (" + FINISHED_COLUMNS
+            + ")\nSELECT " + FINISHED_VALUES + "\n  FROM held WHERE held.holds\n" + ON_SCOPE_CONFLICT;
     private static final String FIND_BY_SCOPE = """
             SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
                    response_body, resource_type, resource_id, expires_at
@@ -77,13 +84,13 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Inserts the PROCESSING record of work that calls out, under {@code leaseExpiresAt}; empty when the scope already
-     * has one (after waiting for an uncommitted one).
+     * Inserts the PROCESSING record of work that calls out, under {@code leaseExpiresAt}; {@link ScopeTaken} when the
+     * scope already has one (after waiting for an uncommitted one).
      */
-    OptionalLong claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
+    ClaimOutcome claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
         return insertClaim(CLAIM, claim -> {
-            bindScopeAndFingerprint(claim, request);
+            bindScopeAndFingerprint(claim, 1, request);
             claim.setString(5, recoveryPoint);
             SqlRows.setInstant(claim, 6, leaseExpiresAt);
             claim.setString(7, request.requestId());
@@ -96,28 +103,37 @@ public class IdempotencyRecords {
     /**
      * Inserts the record already finished with {@code response}, and in the same statement the operation's
      * {@code writes} that make the answer true: the row is written once and never updated, and record and writes are
-     * kept together or not at all. Empty when the scope already has a record (after waiting for an uncommitted one);
-     * the writes then write nothing.
+     * kept together or not at all. With a {@code precondition}, the same statement first checks that what the plan
+     * relied on still holds, and writes nothing when it does not.
      *
      * @param now        when the request reached the engine (the record's creation)
      * @param answeredAt when the response was decided (the record's completion)
      * @throws BusinessRefusal when the writes broke a constraint the operation declared a refusal for; nothing is kept
      */
-    OptionalLong claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
-                               Instant now, Instant answeredAt, Instant expiresAt, ClaimWrites writes) {
-        String statement = writes.isEmpty() ? CLAIM_FINISHED
-                : "WITH claim AS (" + CLAIM_FINISHED + "),\n" + writes.withQueries() + "\nSELECT id FROM claim";
+    ClaimOutcome claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
+                               Instant now, Instant answeredAt, Instant expiresAt, ClaimWrites writes,
+                               Optional<ClaimPrecondition> precondition) {
+        String writeQueries = writes.isEmpty() ? "" : ",\n" + writes.withQueries();
+        String statement = precondition.isPresent()
+                ? "WITH held AS (SELECT (" + precondition.get().condition() + ") AS holds),\nclaim AS ("
+                        + CLAIM_FINISHED_IF_HELD + ")" + writeQueries
+                        + "\nSELECT (SELECT id FROM claim), (SELECT holds FROM held)"
+                : writes.isEmpty() ? CLAIM_FINISHED
+                : "WITH claim AS (" + CLAIM_FINISHED + ")" + writeQueries + "\nSELECT id FROM claim";
+        List<Object> conditionParameters = precondition.map(ClaimPrecondition::parameters).orElse(List.of());
+        int first = conditionParameters.size() + 1;
         try {
             return insertClaim(statement, claim -> {
-                bindScopeAndFingerprint(claim, request);
-                claim.setString(5, status.name());
-                claim.setString(6, request.requestId());
-                claim.setString(7, request.storedBody());
-                SqlRows.setInstant(claim, 8, now);
-                SqlRows.setInstant(claim, 9, expiresAt);
-                bindResponse(claim, 10, response);
-                SqlRows.setInstant(claim, 15, answeredAt);
-                SqlRows.bind(claim, 16, writes.parameters().toArray());
+                SqlRows.bind(claim, 1, conditionParameters.toArray());
+                bindScopeAndFingerprint(claim, first, request);
+                claim.setString(first + 4, status.name());
+                claim.setString(first + 5, request.requestId());
+                claim.setString(first + 6, request.storedBody());
+                SqlRows.setInstant(claim, first + 7, now);
+                SqlRows.setInstant(claim, first + 8, expiresAt);
+                bindResponse(claim, first + 9, response);
+                SqlRows.setInstant(claim, first + 14, answeredAt);
+                SqlRows.bind(claim, first + 15, writes.parameters().toArray());
             });
         } catch (IllegalStateException failed) {
             Optional<BusinessRefusal> refusal = constraintBrokenBy(failed.getCause()).flatMap(writes::refusalOn);
@@ -135,21 +151,51 @@ public class IdempotencyRecords {
         return Optional.empty();
     }
 
-    /** Binds a claim's first four parameters: user, operation, key, fingerprint. */
-    private static void bindScopeAndFingerprint(PreparedStatement claim, IdempotentRequest<?> request)
+    /** Binds a claim's scope and fingerprint, from {@code first} on: user, operation, key, fingerprint. */
+    private static void bindScopeAndFingerprint(PreparedStatement claim, int first, IdempotentRequest<?> request)
             throws SQLException {
-        claim.setString(1, request.userId());
-        claim.setString(2, request.operation());
-        claim.setString(3, request.key().value());
-        claim.setString(4, request.fingerprint());
+        claim.setString(first, request.userId());
+        claim.setString(first + 1, request.operation());
+        claim.setString(first + 2, request.key().value());
+        claim.setString(first + 3, request.fingerprint());
     }
 
-    private OptionalLong insertClaim(String sql, Binder binder) {
+    /** How a claim's statement ended. */
+    sealed interface ClaimOutcome permits Inserted, ScopeTaken, PreconditionFailed {
+    }
+
+    /** The record was inserted: the scope is this request's. */
+    record Inserted(long recordId) implements ClaimOutcome {
+    }
+
+    /** The scope already had a record (after waiting for an uncommitted one); nothing was written. */
+    record ScopeTaken() implements ClaimOutcome {
+    }
+
+    /** What the plan relied on no longer holds; nothing was written. */
+    record PreconditionFailed() implements ClaimOutcome {
+    }
+
+    private static final ClaimOutcome SCOPE_TAKEN = new ScopeTaken();
+    private static final ClaimOutcome PRECONDITION_FAILED = new PreconditionFailed();
+
+    /**
+     * Runs a claim's statement. Its row, if any, holds the inserted id (or NULL) and, when the claim had a precondition,
+     * whether it held; no row, or a NULL id, means the scope was taken.
+     */
+    private ClaimOutcome insertClaim(String sql, Binder binder) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement claim = connection.prepareStatement(sql)) {
             binder.bind(claim);
             try (ResultSet row = claim.executeQuery()) {
-                return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
+                if (!row.next()) {
+                    return SCOPE_TAKEN;
+                }
+                long id = row.getLong(1);
+                if (!row.wasNull()) {
+                    return new Inserted(id);
+                }
+                return row.getMetaData().getColumnCount() > 1 && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
             }
         } catch (SQLException e) {
             throw new IllegalStateException("claim failed", e);

@@ -26,7 +26,6 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -35,13 +34,15 @@ import java.util.function.UnaryOperator;
  * The idempotency engine: runs an operation at most once per (user, operation, key) and answers every
  * retry with the first result.
  *
- * <p>A local operation takes two statements and no transaction around them:
+ * <p>A local operation takes at most two statements and no transaction around them:
  * <ol>
- *   <li><b>plan</b>: the operation reads what it needs and decides its answer, writing nothing;</li>
+ *   <li><b>plan</b>: the operation reads what it needs (from the database, or from what it keeps in memory) and
+ *       decides its answer, writing nothing;</li>
  *   <li><b>claim and write</b>: one statement inserts the record already finished with that answer and, only if it
  *       inserted it, makes the operation's own writes ({@link ClaimWrites}), which name the record; the statement
  *       keeps record and effects together or not at all. The UNIQUE scope makes a concurrent duplicate wait here until
- *       the first statement ends;</li>
+ *       the first statement ends. A plan's {@link ClaimPrecondition} is checked by the same statement first: when what
+ *       the plan relied on has changed, nothing is written and the operation plans again;</li>
  *   <li><b>existing record</b>: only if the claim found one, read it by the scope: replay, 422 on another
  *       fingerprint, 409 while it is still PROCESSING (a request the plan refused is answered this way too, when its
  *       scope has a record).</li>
@@ -133,8 +134,11 @@ public class IdempotencyService {
     private record Answer(IdempotentResponse response, long recordId, RequestLog.Outcome logged) {
     }
 
-    /** How one attempt ended: answered, or the record it met was deleted before it could be read (try again). */
-    private sealed interface Attempt permits Answered, RecordVanished {
+    /**
+     * How one attempt ended: answered; or, to try again, the record it met was deleted before it could be read, or what
+     * its plan read had changed by the time of the claim.
+     */
+    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated {
     }
 
     private record Answered(Answer answer) implements Attempt {
@@ -143,7 +147,11 @@ public class IdempotencyService {
     private record RecordVanished() implements Attempt {
     }
 
+    private record PlanOutdated() implements Attempt {
+    }
+
     private static final Attempt RECORD_VANISHED = new RecordVanished();
+    private static final Attempt PLAN_OUTDATED = new PlanOutdated();
 
     /**
      * Runs a local operation once: its plan's reads, then one statement that claims its record and makes its writes;
@@ -245,8 +253,8 @@ public class IdempotencyService {
                 return answered.answer();
             }
         }
-        throw new IllegalStateException("idempotency record for request " + request.requestId()
-                + " vanished " + MAX_CLAIM_ATTEMPTS + " times between claim and read");
+        throw new IllegalStateException("request " + request.requestId() + " found its record vanished or its plan"
+                + " outdated at the claim " + MAX_CLAIM_ATTEMPTS + " times");
     }
 
     private <T> Attempt claimAndExecute(IdempotentRequest<T> request, LocalOperation<T> operation) {
@@ -263,9 +271,13 @@ public class IdempotencyService {
         Instant answeredAt = Timestamps.now();
         Claim claim = claimReleasingAbandoned(request, () -> records.claimFinished(request,
                 IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now),
-                plan.writes()));
+                plan.writes(), plan.precondition()));
         if (claim instanceof Met met) {
             return answerFrom(met.record(), request, now);
+        }
+        if (claim instanceof Outdated) {
+            plan.precondition().orElseThrow().whenOutdated().run();
+            return PLAN_OUTDATED;
         }
         long recordId = ((Claimed) claim).recordId();
         LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
@@ -387,8 +399,14 @@ public class IdempotencyService {
         return inProgress(((Unchanged) step).record(), Timestamps.now());
     }
 
-    /** What a claim came to: the record is this request's, or the scope already had one. */
-    private sealed interface Claim permits Claimed, Met {
+    /**
+     * What a claim came to: the record is this request's, the scope already had one, or the plan's precondition no
+     * longer held (nothing written).
+     */
+    private sealed interface Claim permits Claimed, Met, Outdated {
+    }
+
+    private record Outdated() implements Claim {
     }
 
     private record Claimed(long recordId) implements Claim {
@@ -403,24 +421,31 @@ public class IdempotencyService {
      * died before any external call, so none of its work survived) is released first and the claim made again. The
      * record a failed claim met is read once, and handed on.
      */
-    private Claim claimReleasingAbandoned(IdempotentRequest<?> request, Supplier<OptionalLong> claim) {
-        OptionalLong recordId = claim.get();
-        if (recordId.isPresent()) {
-            return new Claimed(recordId.getAsLong());
+    private Claim claimReleasingAbandoned(IdempotentRequest<?> request,
+                                          Supplier<IdempotencyRecords.ClaimOutcome> claim) {
+        IdempotencyRecords.ClaimOutcome outcome = claim.get();
+        if (!(outcome instanceof IdempotencyRecords.ScopeTaken)) {
+            return claimOf(outcome);
         }
         Optional<IdempotencyRecord> record = findRecord(request);
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
                 && releaseIfAbandoned(record.get().id())) {
-            recordId = claim.get();
-            if (recordId.isPresent()) {
-                return new Claimed(recordId.getAsLong());
+            outcome = claim.get();
+            if (!(outcome instanceof IdempotencyRecords.ScopeTaken)) {
+                return claimOf(outcome);
             }
             record = findRecord(request);
         }
         return new Met(record);
     }
 
-    private OptionalLong claim(IdempotentRequest<?> request, Instant now, Instant lease) {
+    /** A claim that did not meet a record: inserted, or refused by the plan's precondition. */
+    private static Claim claimOf(IdempotencyRecords.ClaimOutcome outcome) {
+        return outcome instanceof IdempotencyRecords.Inserted inserted ? new Claimed(inserted.recordId())
+                : new Outdated();
+    }
+
+    private IdempotencyRecords.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
         return records.claim(request, STARTED, now, lease, expiryOf(request, now));
     }
 
@@ -494,12 +519,12 @@ public class IdempotencyService {
         StoredResponse refusal = problemResponse(problem, Map.of());
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
-            OptionalLong recordId = records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
-                    expiryOf(request, now), ClaimWrites.NONE);
-            if (recordId.isEmpty()) {
+            if (!(records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
+                    expiryOf(request, now), ClaimWrites.NONE, Optional.empty())
+                    instanceof IdempotencyRecords.Inserted inserted)) {
                 return answerFromRecord(request, now);
             }
-            return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), recordId.getAsLong(),
+            return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
                     RequestLog.Outcome.REFUSED));
         });
     }

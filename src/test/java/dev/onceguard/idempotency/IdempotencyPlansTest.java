@@ -13,7 +13,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import static dev.onceguard.Database.count;
@@ -113,14 +115,19 @@ class IdempotencyPlansTest {
         return inTransaction(() -> claimFinished(user, key));
     }
 
-    /** The engine's claim of a new order's record, as it runs it, with the answer already stored (the order's writes aside). */
+    /**
+     * The engine's claim of a new order's record, as it runs it: with the answer already stored, in the form a claim
+     * with a precondition takes (the order's writes and its catalog check aside).
+     */
     private long claimFinished(String user, String key) {
         IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
                 new IdempotencyKey(key), "f".repeat(64), "req-" + key, () -> null, () -> "{}");
         Instant now = Instant.now();
-        return records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
+        IdempotencyRecords.ClaimOutcome claim = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
                 new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
-                now, now, now.plusSeconds(3600), ClaimWrites.NONE).orElseThrow();
+                now, now, now.plusSeconds(3600), ClaimWrites.NONE,
+                Optional.of(new ClaimPrecondition("true", List.of(), () -> { })));
+        return ((IdempotencyRecords.Inserted) claim).recordId();
     }
 
     /** Blocks of idempotency_records and its indexes read (from cache or disk) by one transaction; fewest of three. */
