@@ -2,6 +2,7 @@ package dev.onceguard.platform;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.vertx.http.runtime.filters.Filters;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
@@ -11,6 +12,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
 
 import java.util.List;
@@ -29,6 +31,7 @@ import java.util.regex.Pattern;
 @Singleton
 public class RequestLimits {
 
+    private static final Logger LOG = Logger.getLogger(RequestLimits.class);
     public static final String REQUEST_ID = "X-Request-Id";
     public static final int MAX_BODY_BYTES = 64 * 1024;
     private static final Pattern SANE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
@@ -58,7 +61,7 @@ public class RequestLimits {
     void readBodiesFirst(@Observes Router router) {
         for (String path : BODY_READ_FIRST) {
             router.route(HttpMethod.POST, path).order(READ_BODY_ORDER).handler(this::readBodyFirst)
-                    .failureHandler(this::refuseTooLongBody);
+                    .failureHandler(this::bodyReadFailed);
         }
     }
 
@@ -75,10 +78,16 @@ public class RequestLimits {
         }
     }
 
-    /** The body handler fails the request with 413 past its limit; any other failure is not this route's to answer. */
-    private void refuseTooLongBody(RoutingContext rc) {
+    /**
+     * The body handler fails the request with 413 past its limit, and with {@link HttpClosedException} when the client
+     * hung up before its body arrived: nobody is left to answer, and a hang-up is the client's doing, so it is no
+     * server error to log (the request metrics count it as a reset). Any other failure is not this route's to answer.
+     */
+    private void bodyReadFailed(RoutingContext rc) {
         if (rc.statusCode() == 413 && !rc.response().headWritten()) {
             refuseTooLarge(rc);
+        } else if (rc.failure() instanceof HttpClosedException) {
+            LOG.debugf("client hung up before its %s body arrived", rc.request().path());
         } else {
             rc.next();
         }

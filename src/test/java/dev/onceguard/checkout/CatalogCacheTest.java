@@ -99,6 +99,7 @@ class CatalogCacheTest {
         Response retry = createOrder(user, key, order(productId, 1, "RUB"));
 
         assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.<String>path("total")).as("planned again at the new price").isEqualTo("120.00");
         assertThat(retry.asByteArray()).isEqualTo(first.asByteArray());
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ?", user)).isEqualTo(1);
