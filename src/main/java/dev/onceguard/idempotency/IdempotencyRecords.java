@@ -89,7 +89,7 @@ public class IdempotencyRecords {
      */
     ClaimOutcome claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
-        return insertClaim(CLAIM, claim -> {
+        return insertClaim(CLAIM, false, claim -> {
             bindScopeAndFingerprint(claim, 1, request);
             claim.setString(5, recoveryPoint);
             SqlRows.setInstant(claim, 6, leaseExpiresAt);
@@ -123,7 +123,7 @@ public class IdempotencyRecords {
         List<Object> conditionParameters = precondition.map(ClaimPrecondition::parameters).orElse(List.of());
         int first = conditionParameters.size() + 1;
         try {
-            return insertClaim(statement, claim -> {
+            return insertClaim(statement, precondition.isPresent(), claim -> {
                 SqlRows.bind(claim, 1, conditionParameters.toArray());
                 bindScopeAndFingerprint(claim, first, request);
                 claim.setString(first + 4, status.name());
@@ -180,10 +180,10 @@ public class IdempotencyRecords {
     private static final ClaimOutcome PRECONDITION_FAILED = new PreconditionFailed();
 
     /**
-     * Runs a claim's statement. Its row, if any, holds the inserted id (or NULL) and, when the claim had a precondition,
-     * whether it held; no row, or a NULL id, means the scope was taken.
+     * Runs a claim's statement. Its row, if any, holds the inserted id (or NULL) and, {@code withPrecondition}, whether
+     * the precondition held; no row, or a NULL id where the precondition held, means the scope was taken.
      */
-    private ClaimOutcome insertClaim(String sql, Binder binder) {
+    private ClaimOutcome insertClaim(String sql, boolean withPrecondition, Binder binder) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement claim = connection.prepareStatement(sql)) {
             binder.bind(claim);
@@ -195,7 +195,7 @@ public class IdempotencyRecords {
                 if (!row.wasNull()) {
                     return new Inserted(id);
                 }
-                return row.getMetaData().getColumnCount() > 1 && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
+                return withPrecondition && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
             }
         } catch (SQLException e) {
             throw new IllegalStateException("claim failed", e);
