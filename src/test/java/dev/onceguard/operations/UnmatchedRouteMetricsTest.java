@@ -51,6 +51,20 @@ class UnmatchedRouteMetricsTest {
                 .filter(line -> line.contains("uri=\"" + uri + "\"")).toList();
     }
 
+    /**
+     * The request lines of {@code uri}, waiting up to 10 s for the first: a request is recorded once its response is
+     * written, which the client may see a moment before.
+     */
+    private static List<String> recordedLines(String uri) {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        List<String> recorded = requestLines(metrics(), uri);
+        while (recorded.isEmpty() && Instant.now().isBefore(deadline)) {
+            Thread.onSpinWait();
+            recorded = requestLines(metrics(), uri);
+        }
+        return recorded;
+    }
+
     @Test
     void fiveHundredDistinctJunkPathsLeaveRealRequestsRecorded() {
         String bearer = TestTokens.bearer(TestTokens.newUser());
@@ -68,10 +82,9 @@ class UnmatchedRouteMetricsTest {
 
         given().header("Authorization", bearer).get("/api/products").then().statusCode(200);
 
-        String metrics = metrics();
-        assertThat(requestLines(metrics, "/api/products")).as("the real request is still recorded")
+        assertThat(recordedLines("/api/products")).as("the real request is still recorded")
                 .anySatisfy(line -> assertThat(line).contains("status=\"200\""));
-        Matcher uris = URI.matcher(metrics);
+        Matcher uris = URI.matcher(metrics());
         java.util.Set<String> values = new java.util.TreeSet<>();
         while (uris.find()) {
             values.add(uris.group(1));
@@ -109,12 +122,7 @@ class UnmatchedRouteMetricsTest {
                         .getBytes(StandardCharsets.US_ASCII));
                 out.flush();
             }
-            Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-            List<String> recorded = requestLines(metrics(), "/api/orders");
-            while (recorded.isEmpty() && Instant.now().isBefore(deadline)) {
-                Thread.onSpinWait();
-                recorded = requestLines(metrics(), "/api/orders");
-            }
+            List<String> recorded = recordedLines("/api/orders");
             assertThat(recorded).as("the abandoned request is recorded").isNotEmpty();
             assertThat(recorded).noneMatch(line -> line.contains("status=\"500\"") || line.contains("SERVER_ERROR"));
             assertThat(recorded).anySatisfy(line -> assertThat(line).contains("outcome=\"CLIENT_ERROR\"")
