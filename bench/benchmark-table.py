@@ -53,7 +53,7 @@ def orders(log):
 
 
 def cost(log):
-    table = re.search(r"^\| run \| req/s \| p50 \| p99 \| service CPU ms/req \| PostgreSQL CPU ms/req \|\n\|[-:|]+\|\n((?:\|.*\n?)+)",
+    table = re.search(r"^\| run \| req/s \| p50 \| p99 \| service CPU ms/req \| PostgreSQL CPU ms/req \|[^\n]*\n\|[-:|]+\|\n((?:\|.*\n?)+)",
                       log, re.M)
     if not table:
         row("CPU per request (cost-benchmark.py)", "—", "no table in cost.log", False)

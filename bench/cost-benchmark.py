@@ -12,8 +12,10 @@
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
    running the service's own statements (bench/pgbench/post-order.sql, with new keys and with the replay keys), the
    peer under wrk; each row read with the CPU the process and its database's PostgreSQL backends spent (from /proc,
-   so other databases' work is not counted). At 8 connections this runs --rounds times: on a shared machine whose
-   speed swings from minute to minute, a rate is compared with the one measured beside it, not minutes away;
+   so other databases' work is not counted), how busy the machine's CPUs were, and for the service's rows which
+   share of its orders it held longer than 2, 5 and 10 ms by its own histogram. At 8 connections this runs --rounds
+   times: on a shared machine whose speed swings from minute to minute, a rate is compared with the one measured
+   beside it, not minutes away;
 3. prints one JSON line per measurement, a markdown table, the service's RSS, the targets at 8 connections (PASS or
    FAIL each, on the median of the rounds; a target whose input was not measured, e.g. the peer's rate with
    --no-peer, is FAIL), the machine (cores, CPU model, load average before and after) and the JVM with its options.
@@ -53,6 +55,36 @@ def thread_cpu(pid, name_prefix):
         except FileNotFoundError:
             pass
     return total
+
+
+def host_cpu():
+    """The whole machine's CPU time so far, in ticks (/proc/stat): busy (user, nice, system, irq, softirq), stolen by
+    the hypervisor for other guests, and all (busy, stolen, idle, iowait)."""
+    with open("/proc/stat") as f:
+        user, nice, system, idle, iowait, irq, softirq, steal = [int(x) for x in f.readline().split()[1:9]]
+    busy = user + nice + system + irq + softirq
+    return busy, steal, busy + steal + idle + iowait
+
+
+HELD_BOUNDS_MS = (2, 5, 10)
+
+
+def orders_answered(metrics_url):
+    """POST /api/orders requests the service has answered so far in at most each of HELD_BOUNDS_MS, and in all (None
+    for all), from the buckets of its http_server_requests histogram. The service times a request from reading it to
+    writing its response, so this leaves out the time a request or its answer waits in a socket for a thread (an event
+    loop of the service, or wrk's) to be scheduled."""
+    with urllib.request.urlopen(metrics_url, timeout=10) as r:
+        text = r.read().decode()
+    counts = dict.fromkeys([*HELD_BOUNDS_MS, None], 0.0)
+    for labels, value in re.findall(r"^http_server_requests_seconds_bucket\{([^}]*)\} (\S+)$", text, re.M):
+        if 'method="POST"' not in labels or 'uri="/api/orders"' not in labels:
+            continue
+        le = re.search(r'le="([^"]+)"', labels).group(1)
+        bound = None if le == "+Inf" else round(float(le) * 1000, 3)
+        if bound is None or bound in counts:
+            counts[bound] += float(value)
+    return counts
 
 
 def backends(db):
@@ -97,14 +129,19 @@ def lines_of(path):
         return sum(1 for _ in f)
 
 
-def measure(label, cmd, kind, service_pid, db, gc_log=None):
+def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     """Runs cmd; the database's CPU is summed over every backend seen while it ran (polled, so that backends which
-    connect and leave during the run, like pgbench's, are counted up to their last 0.2 s). With gc_log, the row also
-    says which collections the service paused for while it ran. Each row starts with a CHECKPOINT, as the orders
+    connect and leave during the run, like pgbench's, are counted up to their last 0.2 s). Every row says how busy
+    the whole machine's CPUs were meanwhile, and how much the hypervisor took for other guests (a tail measured on
+    saturated cores is mostly their run queue). With gc_log,
+    the row also says which collections the service paused for while it ran; with metrics_url, which share of its
+    orders the service itself held longer than 2, 5 and 10 ms (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders
     benchmark's do: every row then writes its pages' first images after a checkpoint alike, and none meets the middle
     of one that the rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
     psql(db, "CHECKPOINT")
     gc_from = lines_of(gc_log) if gc_log else 0
+    answered_before = orders_answered(metrics_url) if metrics_url else None
+    host_before = host_cpu()
     baseline = {pid: proc_cpu(pid) for pid in backends(db)}
     last = dict(baseline)
     s0, t0 = proc_cpu(service_pid) if service_pid else 0.0, time.time()
@@ -117,6 +154,7 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None):
     for pid in list(last):
         last[pid] = max(last[pid], proc_cpu(pid))
     s1 = proc_cpu(service_pid) if service_pid else 0.0
+    host_after = host_cpu()
     d0, d1 = sum(baseline.values()), sum(last.values())
     text = proc.stdout.read()
     res = {"label": label}
@@ -135,6 +173,14 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None):
     res["pg_cpu_ms"] = round(1000 * (d1 - d0) / n, 3)
     res["wall_s"] = round(time.time() - t0, 1)
     res["load_avg"] = os.getloadavg()[0]
+    host_ticks = max(host_after[2] - host_before[2], 1)
+    res["host_busy_pct"] = round(100 * (host_after[0] - host_before[0]) / host_ticks, 1)
+    res["host_steal_pct"] = round(100 * (host_after[1] - host_before[1]) / host_ticks, 1)
+    if metrics_url:
+        answered = orders_answered(metrics_url)
+        total = max(answered[None] - answered_before[None], 1)
+        res["held_over_ms"] = {str(bound): round(100 * (1 - (answered[bound] - answered_before[bound]) / total), 2)
+                               for bound in HELD_BOUNDS_MS}
     if gc_log:
         res["gc"] = gc_pauses(gc_log, gc_from)
     print(json.dumps(res), flush=True)
@@ -343,7 +389,8 @@ def main():
                                                   ("replay", "replays.lua", ["replay.lua"])]:
                     if service:
                         results.setdefault(("service", kind, c), []).append(measure(
-                            f"{a.label} {kind} {at}", wrk(script, c, a.duration), "wrk", service.pid, a.db, gc_log))
+                            f"{a.label} {kind} {at}", wrk(script, c, a.duration), "wrk", service.pid, a.db, gc_log,
+                            base + "/q/metrics"))
                     if not a.no_pgbench:
                         prefix, keys = (f"{tag}-pgbench-c{c}-r{n}-", NEW_KEYS) if kind == "new" else (f"{tag}-replay-", 200)
                         results.setdefault(("pgbench", kind, c), []).append(measure(
@@ -360,11 +407,14 @@ def main():
         stop(service)
         stop(peer)
 
-    print("\n| run | req/s | p50 | p99 | service CPU ms/req | PostgreSQL CPU ms/req |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("\n| run | req/s | p50 | p99 | service CPU ms/req | PostgreSQL CPU ms/req | machine CPU busy |"
+          " service held > 2 / 5 / 10 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in (r for runs in results.values() for r in runs):
+        held = " / ".join(f"{share} %" for share in r["held_over_ms"].values()) if "held_over_ms" in r else ""
         print(f"| {r['label']} | {r['rate']:.0f} | {r.get('p50', '')} | {r.get('p99', '')} | "
-              f"{r['service_cpu_ms'] if r['service_cpu_ms'] is not None else ''} | {r['pg_cpu_ms']} |")
+              f"{r['service_cpu_ms'] if r['service_cpu_ms'] is not None else ''} | {r['pg_cpu_ms']} | "
+              f"{r['host_busy_pct']} % | {held} |")
     print(f"\nservice RSS after the run: {f'{rss_mb} MB' if rss_mb is not None else 'not measured'}")
     print("\nTargets:")
     print("\n".join(targets(results, rss_mb, not a.no_peer, not a.no_pgbench)))
