@@ -40,6 +40,10 @@ public interface IdempotencyConfig {
         @WithDefault("1s")
         String flushEvery();
 
+        /** Pending rows that are written at once, without waiting for {@link #flushEvery()} (not when it is off). */
+        @WithDefault("1000")
+        int batchRows();
+
         /** The request log rows kept per record at each end: the first N and the last N. */
         @WithDefault("50")
         int keptPerEnd();

@@ -3,8 +3,11 @@ package dev.onceguard.idempotency;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.smallrye.context.api.ManagedExecutorConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.context.ManagedExecutor;
+import org.eclipse.microprofile.context.ThreadContext;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -17,6 +20,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Which request got which answer, and how often each record was replayed, kept off the request path: a request
@@ -24,6 +29,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * batch (log rows and replay counts together), keeping the first and the last
  * {@code onceguard.idempotency.request-log.kept-per-end} rows of each record. A crash loses at most the last
  * interval's rows and counts, never a result: results are written on the request path, with their effects.
+ *
+ * <p>Under load a batch does not wait for the interval: once {@code onceguard.idempotency.request-log.batch-rows}
+ * rows are pending, the request that appended the last of them hands a flush to a worker. Rows that wait a whole
+ * second in memory survive a dozen young collections and many are promoted, filling the old generation until a full
+ * collection stops the replica for 100–200 ms; written within a fraction of a second, most die young. The scheduler
+ * cannot flush more often than once a second (it checks its triggers once a second), hence the count.
  */
 @ApplicationScoped
 public class RequestLog {
@@ -46,15 +57,37 @@ public class RequestLog {
 
     private final IdempotencyRecords records;
     private final IdempotencyConfig config;
+    private final ManagedExecutor workers;
+    /** Off where flush-every is: the test profile flushes by itself, so that what a test reads is what it wrote. */
+    private final boolean flushesByCount;
     private final ConcurrentLinkedQueue<Entry> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pendingRows = new AtomicInteger();
+    private final AtomicBoolean flushHandedOver = new AtomicBoolean();
+    /** Set while the database refuses batches: then only the interval retries, so that no request hands over more. */
+    private volatile boolean lastFlushFailed;
 
-    public RequestLog(IdempotencyRecords records, IdempotencyConfig config) {
+    /** @param workers Quarkus's worker pool, carrying none of the appending request's contexts over to the flush */
+    public RequestLog(IdempotencyRecords records, IdempotencyConfig config,
+                      @ManagedExecutorConfig(propagated = {}, cleared = ThreadContext.ALL_REMAINING)
+                      ManagedExecutor workers) {
         this.records = records;
         this.config = config;
+        this.workers = workers;
+        this.flushesByCount = !"off".equals(config.requestLog().flushEvery());
     }
 
     void append(long recordId, String requestId, Instant receivedAt, Outcome outcome, int httpStatus) {
         pending.add(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
+        if (pendingRows.incrementAndGet() >= config.requestLog().batchRows() && flushesByCount && !lastFlushFailed
+                && flushHandedOver.compareAndSet(false, true)) {
+            workers.execute(() -> {
+                try {
+                    flush();
+                } finally {
+                    flushHandedOver.set(false);
+                }
+            });
+        }
     }
 
     @Scheduled(identity = "idempotency-request-log", every = "${onceguard.idempotency.request-log.flush-every}",
@@ -72,12 +105,16 @@ public class RequestLog {
         if (batch.isEmpty()) {
             return;
         }
+        pendingRows.addAndGet(-batch.size());
         try {
             QuarkusTransaction.requiringNew().run(() ->
                     records.appendRequestLog(batch, replaysOf(batch), boundedOf(batch),
                             config.requestLog().keptPerEnd()));
+            lastFlushFailed = false;
         } catch (RuntimeException e) {
+            lastFlushFailed = true;
             pending.addAll(batch);
+            pendingRows.addAndGet(batch.size());
             LOG.warnf("request log batch of %d rows not saved, kept for the next flush: %s", batch.size(), e.getMessage());
         }
     }

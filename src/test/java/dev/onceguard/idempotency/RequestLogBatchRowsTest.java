@@ -1,0 +1,77 @@
+package dev.onceguard.idempotency;
+
+import dev.onceguard.TestTokens;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+import static dev.onceguard.Database.count;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Under load the request log does not wait for its interval: once {@code batch-rows} rows are pending, a worker writes
+ * them at once. Here the interval never comes (the scheduler is halted), so only the count can write them.
+ */
+@QuarkusTest
+@TestProfile(RequestLogBatchRowsTest.FiveRowBatches.class)
+class RequestLogBatchRowsTest {
+
+    public static class FiveRowBatches implements QuarkusTestProfile {
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("onceguard.idempotency.request-log.flush-every", "1h",
+                    "onceguard.idempotency.request-log.batch-rows", "5",
+                    "quarkus.scheduler.start-mode", "halted");
+        }
+    }
+
+    private static final String ONE_EBOOK = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
+
+    @Inject
+    AgroalDataSource db;
+
+    private static void order(String user, String key, int expectedStatus) {
+        given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .contentType("application/json").body(ONE_EBOOK).post("/api/orders")
+                .then().statusCode(expectedStatus);
+    }
+
+    private long loggedRows(String user) {
+        return count(db, """
+                SELECT count(*) FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id
+                 WHERE r.user_id = ?""", user);
+    }
+
+    @Test
+    void theRowThatFillsABatchHasTheBatchWrittenWithoutWaitingForTheInterval() throws InterruptedException {
+        String user = TestTokens.newUser();
+        String key = UUID.randomUUID().toString();
+        order(user, key, 201);
+        for (int replay = 1; replay <= 3; replay++) {
+            order(user, key, 201);
+        }
+        assertThat(loggedRows(user)).as("four rows pending, one short of a batch").isZero();
+
+        order(user, key, 201);
+
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        while (loggedRows(user) < 5 && Instant.now().isBefore(deadline)) {
+            Thread.sleep(50);
+        }
+        assertThat(loggedRows(user)).isEqualTo(5);
+        assertThat(count(db, """
+                SELECT count(*) FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id
+                 WHERE r.user_id = ? AND l.outcome = 'REPLAYED'""", user)).isEqualTo(4);
+        assertThat(count(db, "SELECT replay_count FROM idempotency_records WHERE user_id = ?", user)).isEqualTo(4);
+    }
+}
