@@ -133,10 +133,9 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     """Runs cmd; the database's CPU is summed over every backend seen while it ran (polled, so that backends which
     connect and leave during the run, like pgbench's, are counted up to their last 0.2 s). Every row says how busy
     the whole machine's CPUs were meanwhile, and how much the hypervisor took for other guests (a tail measured on
-    saturated cores is mostly their run queue). With gc_log,
-    the row also says which collections the service paused for while it ran; with metrics_url, which share of its
-    orders the service itself held longer than 2, 5 and 10 ms (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders
-    benchmark's do: every row then writes its pages' first images after a checkpoint alike, and none meets the middle
+    saturated cores is mostly their run queue). With gc_log, the row also says which collections the service paused
+    for while it ran; with metrics_url, which share of its orders the service itself held longer than 2, 5 and 10 ms
+    (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders benchmark's do: every row then writes its pages' first images after a checkpoint alike, and none meets the middle
     of one that the rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
     psql(db, "CHECKPOINT")
     gc_from = lines_of(gc_log) if gc_log else 0

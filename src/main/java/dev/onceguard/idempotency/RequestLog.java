@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -80,13 +81,17 @@ public class RequestLog {
         pending.add(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
         if (pendingRows.incrementAndGet() >= config.requestLog().batchRows() && flushesByCount && !lastFlushFailed
                 && flushHandedOver.compareAndSet(false, true)) {
-            workers.execute(() -> {
-                try {
-                    flush();
-                } finally {
-                    flushHandedOver.set(false);
-                }
-            });
+            try {
+                workers.execute(() -> {
+                    try {
+                        flush();
+                    } finally {
+                        flushHandedOver.set(false);
+                    }
+                });
+            } catch (RejectedExecutionException rejected) { // shutting down: the shutdown flush writes them
+                flushHandedOver.set(false);
+            }
         }
     }
 
