@@ -53,10 +53,8 @@ public class IdempotencyRecords {
     private static final String ON_SCOPE_CONFLICT = """
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
-    private static final String CLAIM_FINISHED = "INSERT INTO idempotency_records (" + FINISHED_COLUMNS + ")\nVALUES ("
-            + FINISHED_VALUES + ")\n" + ON_SCOPE_CONFLICT;
-    /** The same claim, made only if the plan's precondition (the one row of {@code held}) holds. */
-    private static final String CLAIM_FINISHED_IF_HELD = "INSERT INTO idempotency_records (" + FINISHED_COLUMNS
+    /** The claim of a finished record, made only if the plan's precondition (the one row of {@code held}) holds. */
+    private static final String CLAIM_FINISHED = "INSERT INTO idempotency_records (" + FINISHED_COLUMNS
             + ")\nSELECT " + FINISHED_VALUES + "\n  FROM held WHERE held.holds\n" + ON_SCOPE_CONFLICT;
     private static final String FIND_BY_SCOPE = """
             SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
@@ -113,17 +111,14 @@ public class IdempotencyRecords {
     ClaimOutcome claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
                                Instant now, Instant answeredAt, Instant expiresAt, ClaimWrites writes,
                                Optional<ClaimPrecondition> precondition) {
-        String writeQueries = writes.isEmpty() ? "" : ",\n" + writes.withQueries();
-        String statement = precondition.isPresent()
-                ? "WITH held AS (SELECT (" + precondition.get().condition() + ") AS holds),\nclaim AS ("
-                        + CLAIM_FINISHED_IF_HELD + ")" + writeQueries
-                        + "\nSELECT (SELECT id FROM claim), (SELECT holds FROM held)"
-                : writes.isEmpty() ? CLAIM_FINISHED
-                : "WITH claim AS (" + CLAIM_FINISHED + ")" + writeQueries + "\nSELECT id FROM claim";
+        String statement = "WITH held AS (SELECT (" + precondition.map(ClaimPrecondition::condition).orElse("TRUE")
+                + ") AS holds),\nclaim AS (" + CLAIM_FINISHED + ")"
+                + (writes.isEmpty() ? "" : ",\n" + writes.withQueries())
+                + "\nSELECT (SELECT id FROM claim), (SELECT holds FROM held)";
         List<Object> conditionParameters = precondition.map(ClaimPrecondition::parameters).orElse(List.of());
         int first = conditionParameters.size() + 1;
         try {
-            return insertClaim(statement, precondition.isPresent(), claim -> {
+            return insertClaim(statement, true, claim -> {
                 SqlRows.bind(claim, 1, conditionParameters.toArray());
                 bindScopeAndFingerprint(claim, first, request);
                 claim.setString(first + 4, status.name());
@@ -180,10 +175,11 @@ public class IdempotencyRecords {
     private static final ClaimOutcome PRECONDITION_FAILED = new PreconditionFailed();
 
     /**
-     * Runs a claim's statement. Its row, if any, holds the inserted id (or NULL) and, {@code withPrecondition}, whether
-     * the precondition held; no row, or a NULL id where the precondition held, means the scope was taken.
+     * Runs a claim's statement. Its row, if any, holds the inserted id (or NULL) and, {@code answersHeld} (a finished
+     * claim's), whether the precondition held; no row, or a NULL id where the precondition held, means the scope was
+     * taken.
      */
-    private ClaimOutcome insertClaim(String sql, boolean withPrecondition, Binder binder) {
+    private ClaimOutcome insertClaim(String sql, boolean answersHeld, Binder binder) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement claim = connection.prepareStatement(sql)) {
             binder.bind(claim);
@@ -195,7 +191,7 @@ public class IdempotencyRecords {
                 if (!row.wasNull()) {
                     return new Inserted(id);
                 }
-                return withPrecondition && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
+                return answersHeld && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
             }
         } catch (SQLException e) {
             throw new IllegalStateException("claim failed", e);

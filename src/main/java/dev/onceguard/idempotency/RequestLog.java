@@ -81,17 +81,21 @@ public class RequestLog {
         pending.add(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
         if (pendingRows.incrementAndGet() >= config.requestLog().batchRows() && flushesByCount && !lastFlushFailed
                 && flushHandedOver.compareAndSet(false, true)) {
-            try {
-                workers.execute(() -> {
-                    try {
-                        flush();
-                    } finally {
-                        flushHandedOver.set(false);
-                    }
-                });
-            } catch (RejectedExecutionException rejected) { // shutting down: the shutdown flush writes them
-                flushHandedOver.set(false);
-            }
+            handFlushToAWorker();
+        }
+    }
+
+    private void handFlushToAWorker() {
+        try {
+            workers.execute(() -> {
+                try {
+                    flush();
+                } finally {
+                    flushHandedOver.set(false);
+                }
+            });
+        } catch (RejectedExecutionException rejected) { // shutting down: the shutdown flush writes them
+            flushHandedOver.set(false);
         }
     }
 
