@@ -3,6 +3,8 @@ package dev.onceguard.checkout;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentRequest;
+import dev.onceguard.idempotency.IdempotentResponse;
+import io.smallrye.mutiny.Uni;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -46,12 +48,13 @@ public class OrderResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response create(@Context HttpServerRequest http, byte[] body) {
+    public Uni<Response> create(@Context HttpServerRequest http, byte[] body) {
         String userId = caller.userId();
         String requestId = http.getHeader(RequestLimits.REQUEST_ID);
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(OrderService.OPERATION, userId,
                 http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
-        return idempotency.execute(request, order -> orders.plan(userId, requestId, order)).toResponse();
+        return idempotency.execute(request, order -> orders.plan(userId, requestId, order))
+                .map(IdempotentResponse::toResponse);
     }
 
     public record OrderPage(List<OrderView> data, boolean hasMore, String nextAfter) {

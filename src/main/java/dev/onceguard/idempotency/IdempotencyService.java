@@ -17,6 +17,8 @@ import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.transaction.Transactional;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
 import jakarta.ws.rs.core.HttpHeaders;
 import org.jboss.logging.Logger;
 
@@ -48,8 +50,8 @@ import java.util.function.UnaryOperator;
  *       scope has a record).</li>
  * </ol>
  * A replay is a read, never a write: a finished record this replica has already read is answered from memory
- * ({@link FinishedRecords}), and its replay count and request log row are written later in a batch
- * ({@link RequestLog}). A {@link BusinessRefusal} (a constraint the writes broke on purpose) leaves nothing of the
+ * ({@link FinishedRecords}), on the event loop that received the request, and its replay count and request log row
+ * are written later in a batch ({@link RequestLog}). Everything else runs on a worker. A {@link BusinessRefusal} (a constraint the writes broke on purpose) leaves nothing of the
  * claim's statement and is stored as the result in a statement of its own; any other failure stores nothing, so the
  * same key may be used again.
  *
@@ -155,19 +157,21 @@ public class IdempotencyService {
 
     /**
      * Runs a local operation once: its plan's reads, then one statement that claims its record and makes its writes;
-     * see the class comment for the steps. No transaction spans them: each statement is atomic on its own.
+     * see the class comment for the steps. No transaction spans them: each statement is atomic on its own. Called on
+     * the request's event loop: a replay this replica remembers is answered there, the rest runs on a worker.
      */
-    public <T> IdempotentResponse execute(IdempotentRequest<T> request, LocalOperation<T> operation) {
+    public <T> Uni<IdempotentResponse> execute(IdempotentRequest<T> request, LocalOperation<T> operation) {
         return answered(request, () -> claimAndExecute(request, operation));
     }
 
     /**
      * Runs an operation that calls out: its first phase with the claim, then its registered
-     * {@link ResumableOperation}'s phases while the lease is kept.
+     * {@link ResumableOperation}'s phases while the lease is kept. Called on the request's event loop, like
+     * {@link #execute(IdempotentRequest, LocalOperation)}.
      *
      * @param cause the request, as the state changes of the later phases name it
      */
-    public <T> IdempotentResponse execute(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
+    public <T> Uni<IdempotentResponse> execute(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                 request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
         return answered(request, () -> {
@@ -221,16 +225,26 @@ public class IdempotencyService {
     private record Overtaken(IdempotencyRecord record) implements Step {
     }
 
-    /** Answers from memory when this replica knows the finished record, else runs attempts until one answers. */
-    private IdempotentResponse answered(IdempotentRequest<?> request, Supplier<Attempt> attempt) {
+    /**
+     * Answers from memory when this replica knows the finished record, on the calling thread: that waits for nothing.
+     * Anything else runs attempts until one answers, on a worker in the request's Vert.x context (its log fields and
+     * request scope), the answer coming back to that context.
+     */
+    private Uni<IdempotentResponse> answered(IdempotentRequest<?> request, Supplier<Attempt> attempt) {
         LogContext.put(LogContext.USER_ID, request.userId());
         LogContext.put(LogContext.OPERATION, request.operation());
         LogContext.put(LogContext.IDEMPOTENCY_KEY, request.key().value());
         Instant now = Timestamps.now();
-        Answer answer = finished.find(request, now)
+        Optional<Answer> remembered = finished.find(request, now)
                 .filter(record -> record.fingerprint().equals(request.fingerprint()))
-                .map(IdempotencyService::replayed)
-                .orElseGet(() -> attempted(request, attempt));
+                .map(IdempotencyService::replayed);
+        if (remembered.isPresent()) {
+            return Uni.createFrom().item(logged(request, now, remembered.get()));
+        }
+        return Vertx.currentContext().executeBlocking(() -> logged(request, now, attempted(request, attempt)), false);
+    }
+
+    private IdempotentResponse logged(IdempotentRequest<?> request, Instant now, Answer answer) {
         IdempotentResponse response = answer.response();
         requestLog.append(answer.recordId(), request.requestId(), now, answer.logged(), response.stored().status());
         count(request.operation(), response.outcome());

@@ -3,6 +3,8 @@ package dev.onceguard.payment;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.IdempotentResponse;
+import io.smallrye.mutiny.Uni;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.RequestLimits;
 import io.quarkus.security.Authenticated;
@@ -41,11 +43,11 @@ public class OrderPaymentsResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response pay(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
+    public Uni<Response> pay(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
         LogContext.put(LogContext.ORDER_ID, orderId);
         var request = idempotency.request(PaymentService.OPERATION, caller.userId(), http.getHeader(IdempotencyKey.HEADER),
                 http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
                 CreatePaymentRequest::forStorage);
-        return payments.pay(request, orderId).toResponse();
+        return payments.pay(request, orderId).map(IdempotentResponse::toResponse);
     }
 }

@@ -8,6 +8,7 @@ import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
+import io.smallrye.mutiny.Uni;
 import dev.onceguard.idempotency.PhaseResult;
 import dev.onceguard.idempotency.ResumableOperation;
 import dev.onceguard.idempotency.StoredResponse;
@@ -85,7 +86,7 @@ public class PaymentService implements ResumableOperation {
         return OPERATION;
     }
 
-    public IdempotentResponse pay(IdempotentRequest<CreatePaymentRequest> request, String orderId) {
+    public Uni<IdempotentResponse> pay(IdempotentRequest<CreatePaymentRequest> request, String orderId) {
         return idempotency.execute(request, (body, recordId) -> createAttempt(request.userId(), orderId, body, recordId),
                 Cause.providerAnswer(request.requestId()));
     }
