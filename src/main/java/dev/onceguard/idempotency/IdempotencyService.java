@@ -14,11 +14,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.transaction.Transactional;
-import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.core.Vertx;
 import jakarta.ws.rs.core.HttpHeaders;
 import org.jboss.logging.Logger;
 
@@ -51,9 +51,9 @@ import java.util.function.UnaryOperator;
  * </ol>
  * A replay is a read, never a write: a finished record this replica has already read is answered from memory
  * ({@link FinishedRecords}), on the event loop that received the request, and its replay count and request log row
- * are written later in a batch ({@link RequestLog}). Everything else runs on a worker. A {@link BusinessRefusal} (a constraint the writes broke on purpose) leaves nothing of the
- * claim's statement and is stored as the result in a statement of its own; any other failure stores nothing, so the
- * same key may be used again.
+ * are written later in a batch ({@link RequestLog}). Everything else runs on a worker. A {@link BusinessRefusal} (a
+ * constraint the writes broke on purpose) leaves nothing of the claim's statement and is stored as the result in a
+ * statement of its own; any other failure stores nothing, so the same key may be used again.
  *
  * <p>An operation that calls out cannot run in one transaction, so it runs as a sequence of atomic phases. Each phase
  * is a function the engine runs inside a transaction it opens and whose {@link PhaseResult} it applies to the record

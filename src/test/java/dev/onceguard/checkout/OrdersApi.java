@@ -13,15 +13,15 @@ import java.net.http.HttpResponse;
 import static io.restassured.RestAssured.given;
 
 /** The orders API as a client calls it, for tests. */
-final class OrdersApi {
+public final class OrdersApi {
 
-    static final String ONE_EBOOK = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
+    public static final String ONE_EBOOK = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
     static final String TWO_EBOOKS = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":2}],\"currency\":\"RUB\"}";
 
     private OrdersApi() {
     }
 
-    static Response createOrder(String userId, String key, String body) {
+    public static Response createOrder(String userId, String key, String body) {
         var request = given().header("Authorization", TestTokens.bearer(userId)).contentType("application/json").body(body);
         if (key != null) {
             request.header("Idempotency-Key", key);

@@ -1,6 +1,7 @@
 package dev.onceguard.idempotency;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.checkout.OrdersApi;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -22,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static dev.onceguard.Database.count;
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -42,14 +42,11 @@ class ReplayWithoutAWorkerTest {
         }
     }
 
-    private static final String ONE_EBOOK = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
-
     @Inject
     AgroalDataSource db;
 
     private static Response order(String user, String key) {
-        return given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
-                .contentType("application/json").body(ONE_EBOOK).post("/api/orders");
+        return OrdersApi.createOrder(user, key, OrdersApi.ONE_EBOOK);
     }
 
     private long ordersWaitingForALock() {

@@ -1,6 +1,7 @@
 package dev.onceguard.idempotency;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.checkout.OrdersApi;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import static dev.onceguard.Database.count;
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -35,15 +35,11 @@ class RequestLogBatchRowsTest {
         }
     }
 
-    private static final String ONE_EBOOK = "{\"items\":[{\"productId\":\"p-184\",\"quantity\":1}],\"currency\":\"RUB\"}";
-
     @Inject
     AgroalDataSource db;
 
     private static void order(String user, String key) {
-        given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
-                .contentType("application/json").body(ONE_EBOOK).post("/api/orders")
-                .then().statusCode(201);
+        OrdersApi.createOrder(user, key, OrdersApi.ONE_EBOOK).then().statusCode(201);
     }
 
     private long loggedRows(String user) {
