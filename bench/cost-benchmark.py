@@ -135,8 +135,9 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     the whole machine's CPUs were meanwhile, and how much the hypervisor took for other guests (a tail measured on
     saturated cores is mostly their run queue). With gc_log, the row also says which collections the service paused
     for while it ran; with metrics_url, which share of its orders the service itself held longer than 2, 5 and 10 ms
-    (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders benchmark's do: every row then writes its pages' first images after a checkpoint alike, and none meets the middle
-    of one that the rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
+    (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders benchmark's do:
+    every row then writes its pages' first images after a checkpoint alike, and none meets the middle of one that the
+    rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
     psql(db, "CHECKPOINT")
     gc_from = lines_of(gc_log) if gc_log else 0
     answered_before = orders_answered(metrics_url) if metrics_url else None
