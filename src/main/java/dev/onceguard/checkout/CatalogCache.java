@@ -1,8 +1,8 @@
 package dev.onceguard.checkout;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.onceguard.checkout.CatalogRows.CatalogPrice;
+import dev.onceguard.platform.RequestPathCaches;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.Collection;
@@ -22,7 +22,7 @@ public class CatalogCache {
     /** More products than any catalog this service has been given; past it the least used are read again. */
     private static final int MAX_ENTRIES = 10_000;
 
-    private final Cache<String, CatalogPrice> entries = Caffeine.newBuilder().maximumSize(MAX_ENTRIES).build();
+    private final Cache<String, CatalogPrice> entries = RequestPathCaches.newBuilder().maximumSize(MAX_ENTRIES).build();
     private final CatalogRows rows;
 
     public CatalogCache(CatalogRows rows) {

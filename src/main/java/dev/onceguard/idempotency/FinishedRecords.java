@@ -1,7 +1,7 @@
 package dev.onceguard.idempotency;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.onceguard.platform.RequestPathCaches;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
@@ -20,7 +20,7 @@ public class FinishedRecords {
     private final Cache<Scope, IdempotencyRecord> cache;
 
     public FinishedRecords(IdempotencyConfig config) {
-        this.cache = Caffeine.newBuilder().maximumSize(config.finishedCacheSize()).build();
+        this.cache = RequestPathCaches.newBuilder().maximumSize(config.finishedCacheSize()).build();
     }
 
     Optional<IdempotencyRecord> find(IdempotentRequest<?> request, Instant now) {

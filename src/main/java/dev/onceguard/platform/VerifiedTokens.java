@@ -1,7 +1,6 @@
 package dev.onceguard.platform;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.smallrye.jwt.auth.principal.DefaultJWTParser;
 import io.smallrye.jwt.auth.principal.JWTAuthContextInfo;
@@ -31,7 +30,7 @@ public class VerifiedTokens implements JWTParser {
     private static final int MAX_TOKENS = 10_000;
 
     private final DefaultJWTParser verifier;
-    private final Cache<String, JsonWebToken> verified = Caffeine.newBuilder()
+    private final Cache<String, JsonWebToken> verified = RequestPathCaches.newBuilder()
             .maximumSize(MAX_TOKENS)
             .expireAfter(new Expiry<String, JsonWebToken>() {
                 @Override
