@@ -26,6 +26,9 @@ from statistics import median
 BENCH = os.path.dirname(os.path.abspath(__file__))
 NEW_KEYS = 4611686018427387903  # pgbench/post-order.sql draws its keys from this many: every order is a new one
 TICK = os.sysconf("SC_CLK_TCK")
+# wrk and pgbench run one thread each: one drives 32 connections with room to spare, and on two cores a second one is
+# only one more ready thread for the measured process to wait behind
+LOAD_THREADS = 1
 
 
 def psql(db, sql):
@@ -55,6 +58,19 @@ def thread_cpu(pid, name_prefix):
         except FileNotFoundError:
             pass
     return total
+
+
+def run_queue_wait(pid):
+    """Seconds the process's threads so far spent ready to run but waiting for a core (/proc/<pid>/task/*/schedstat,
+    second field, in ns)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except FileNotFoundError:  # the thread ended between listing and reading
+            pass
+    return total / 1e9
 
 
 def host_cpu():
@@ -133,11 +149,12 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     """Runs cmd; the database's CPU is summed over every backend seen while it ran (polled, so that backends which
     connect and leave during the run, like pgbench's, are counted up to their last 0.2 s). Every row says how busy
     the whole machine's CPUs were meanwhile, and how much the hypervisor took for other guests (a tail measured on
-    saturated cores is mostly their run queue). With gc_log, the row also says which collections the service paused
-    for while it ran; with metrics_url, which share of its orders the service itself held longer than 2, 5 and 10 ms
-    (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders benchmark's do:
-    every row then writes its pages' first images after a checkpoint alike, and none meets the middle of one that the
-    rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
+    saturated cores is mostly their run queue) and, for the service, how long its threads waited for a core per
+    request (their run-queue wait, beside their CPU per request). With gc_log, the row also says which collections the
+    service paused for while it ran; with metrics_url, which share of its orders the service itself held longer than
+    2, 5 and 10 ms (its own histogram), to set beside wrk's p99. Each row starts with a CHECKPOINT, as the orders
+    benchmark's do: every row then writes its pages' first images after a checkpoint alike, and none meets the middle
+    of one that the rows before it started (whose writes stretched the new keys' p99 to 60 x p50 on this machine)."""
     psql(db, "CHECKPOINT")
     gc_from = lines_of(gc_log) if gc_log else 0
     answered_before = orders_answered(metrics_url) if metrics_url else None
@@ -145,6 +162,7 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     baseline = {pid: proc_cpu(pid) for pid in backends(db)}
     last = dict(baseline)
     s0, t0 = proc_cpu(service_pid) if service_pid else 0.0, time.time()
+    q0 = run_queue_wait(service_pid) if service_pid else 0.0
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
     while proc.poll() is None:
         for pid in backends(db):
@@ -154,6 +172,7 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     for pid in list(last):
         last[pid] = max(last[pid], proc_cpu(pid))
     s1 = proc_cpu(service_pid) if service_pid else 0.0
+    q1 = run_queue_wait(service_pid) if service_pid else 0.0
     host_after = host_cpu()
     d0, d1 = sum(baseline.values()), sum(last.values())
     text = proc.stdout.read()
@@ -171,6 +190,7 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     n = max(n, 1)
     res["service_cpu_ms"] = round(1000 * (s1 - s0) / n, 3) if service_pid else None
     res["pg_cpu_ms"] = round(1000 * (d1 - d0) / n, 3)
+    res["service_waited_ms"] = round(1000 * (q1 - q0) / n, 3) if service_pid else None
     res["wall_s"] = round(time.time() - t0, 1)
     res["load_avg"] = os.getloadavg()[0]
     host_ticks = max(host_after[2] - host_before[2], 1)
@@ -233,7 +253,7 @@ def start_service(a, base, tag):
     os.environ.update(BENCH_DIR=BENCH, BENCH_TOKENS=tokens, BENCH_RUN_TAG=tag, BENCH_REPLAY_KEYS="200")
     for i in range(200):
         assert post_order(base, token_list[i % 16], f"{tag}-replay-{i:04d}") == 201
-    wrk = lambda script, c, d: ["wrk", f"-t{min(c, 2)}", f"-c{c}", f"-d{d}s", "--latency", "-s",
+    wrk = lambda script, c, d: ["wrk", f"-t{LOAD_THREADS}", f"-c{c}", f"-d{d}s", "--latency", "-s",
                                 f"{BENCH}/wrk/{script}", base]
     started = time.time()
     while True:
@@ -261,8 +281,8 @@ def start_peer(a, tag):
                             stdout=open(f"/tmp/{a.peer_db}.log", "w"), stderr=subprocess.STDOUT)
     time.sleep(3)
     url = f"http://127.0.0.1:{a.peer_port}/api/orders"
-    subprocess.run(["wrk", "-t2", "-c8", "-d10s", "-s", f"{a.peer_dir}/wrk/unique.lua", url, "--", "warm" + tag],
-                   capture_output=True)
+    subprocess.run(["wrk", f"-t{LOAD_THREADS}", "-c8", "-d10s", "-s", f"{a.peer_dir}/wrk/unique.lua", url, "--",
+                    "warm" + tag], capture_output=True)
     return peer, url
 
 
@@ -373,7 +393,7 @@ def main():
         psql("postgres", f"DROP DATABASE IF EXISTS {a.db} WITH (FORCE)")
         psql("postgres", f"CREATE DATABASE {a.db}")
     pgb = lambda c, prefix, keys: ["pgbench", "-h", "127.0.0.1", "-U", "postgres", "-n", "-M", "prepared", f"-c{c}",
-                                   f"-j{min(c, 2)}", f"-T{a.duration}", "-D", f"prefix={prefix}", "-D", f"keys={keys}",
+                                   f"-j{LOAD_THREADS}", f"-T{a.duration}", "-D", f"prefix={prefix}", "-D", f"keys={keys}",
                                    "-f", f"{BENCH}/pgbench/post-order.sql", a.db]
     service = peer = None
     try:
@@ -397,7 +417,7 @@ def main():
                             f"pgbench same SQL {kind} {at}", pgb(c, prefix, keys), "pgbench", None, a.db))
                     if peer:
                         results.setdefault(("peer", kind, c), []).append(measure(
-                            f"peer {kind} {at}", ["wrk", f"-t{min(c, 2)}", f"-c{c}", f"-d{a.duration}s", "--latency",
+                            f"peer {kind} {at}", ["wrk", f"-t{LOAD_THREADS}", f"-c{c}", f"-d{a.duration}s", "--latency",
                                                   "-s", f"{a.peer_dir}/wrk/{peer_script[0]}", peer_url, *peer_script[1:]],
                             "wrk", peer.pid, a.peer_db))
         if service:
@@ -407,14 +427,14 @@ def main():
         stop(service)
         stop(peer)
 
-    print("\n| run | req/s | p50 | p99 | service CPU ms/req | PostgreSQL CPU ms/req | machine CPU busy |"
-          " service held > 2 / 5 / 10 ms |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n| run | req/s | p50 | p99 | service CPU ms/req | PostgreSQL CPU ms/req | service waiting for a core ms/req |"
+          " machine CPU busy | service held > 2 / 5 / 10 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in (r for runs in results.values() for r in runs):
         held = " / ".join(f"{share} %" for share in r["held_over_ms"].values()) if "held_over_ms" in r else ""
         print(f"| {r['label']} | {r['rate']:.0f} | {r.get('p50', '')} | {r.get('p99', '')} | "
               f"{r['service_cpu_ms'] if r['service_cpu_ms'] is not None else ''} | {r['pg_cpu_ms']} | "
-              f"{r['host_busy_pct']} % | {held} |")
+              f"{r['service_waited_ms'] if r['service_waited_ms'] is not None else ''} | {r['host_busy_pct']} % | {held} |")
     print(f"\nservice RSS after the run: {f'{rss_mb} MB' if rss_mb is not None else 'not measured'}")
     print("\nTargets:")
     print("\n".join(targets(results, rss_mb, not a.no_peer, not a.no_pgbench)))
