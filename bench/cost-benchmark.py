@@ -60,17 +60,17 @@ def thread_cpu(pid, name_prefix):
     return total
 
 
-def run_queue_wait(pid):
-    """Seconds the process's threads so far spent ready to run but waiting for a core (/proc/<pid>/task/*/schedstat,
-    second field, in ns)."""
-    total = 0
+def run_queue_waits(pid):
+    """Per thread of the process, the seconds it so far spent ready to run but waiting for a core
+    (/proc/<pid>/task/<tid>/schedstat, second field, in ns)."""
+    waits = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[1])
+                waits[tid] = int(f.read().split()[1]) / 1e9
         except FileNotFoundError:  # the thread ended between listing and reading
             pass
-    return total / 1e9
+    return waits
 
 
 def host_cpu():
@@ -162,17 +162,22 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     baseline = {pid: proc_cpu(pid) for pid in backends(db)}
     last = dict(baseline)
     s0, t0 = proc_cpu(service_pid) if service_pid else 0.0, time.time()
-    q0 = run_queue_wait(service_pid) if service_pid else 0.0
+    # per thread, polled like the backends: a worker thread that ends during the row keeps what it waited until then
+    waited_from = run_queue_waits(service_pid) if service_pid else {}
+    waited_to = dict(waited_from)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
     while proc.poll() is None:
         for pid in backends(db):
             baseline.setdefault(pid, 0.0)
             last[pid] = max(last.get(pid, 0.0), proc_cpu(pid))
+        if service_pid:
+            waited_to.update(run_queue_waits(service_pid))
         time.sleep(0.2)
     for pid in list(last):
         last[pid] = max(last[pid], proc_cpu(pid))
     s1 = proc_cpu(service_pid) if service_pid else 0.0
-    q1 = run_queue_wait(service_pid) if service_pid else 0.0
+    if service_pid:
+        waited_to.update(run_queue_waits(service_pid))
     host_after = host_cpu()
     d0, d1 = sum(baseline.values()), sum(last.values())
     text = proc.stdout.read()
@@ -190,7 +195,8 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     n = max(n, 1)
     res["service_cpu_ms"] = round(1000 * (s1 - s0) / n, 3) if service_pid else None
     res["pg_cpu_ms"] = round(1000 * (d1 - d0) / n, 3)
-    res["service_waited_ms"] = round(1000 * (q1 - q0) / n, 3) if service_pid else None
+    waited = sum(to - waited_from.get(tid, 0.0) for tid, to in waited_to.items())
+    res["service_waited_ms"] = round(1000 * waited / n, 3) if service_pid else None
     res["wall_s"] = round(time.time() - t0, 1)
     res["load_avg"] = os.getloadavg()[0]
     host_ticks = max(host_after[2] - host_before[2], 1)
