@@ -399,8 +399,8 @@ def main():
         psql("postgres", f"DROP DATABASE IF EXISTS {a.db} WITH (FORCE)")
         psql("postgres", f"CREATE DATABASE {a.db}")
     pgb = lambda c, prefix, keys: ["pgbench", "-h", "127.0.0.1", "-U", "postgres", "-n", "-M", "prepared", f"-c{c}",
-                                   f"-j{LOAD_THREADS}", f"-T{a.duration}", "-D", f"prefix={prefix}", "-D", f"keys={keys}",
-                                   "-f", f"{BENCH}/pgbench/post-order.sql", a.db]
+                                   f"-j{LOAD_THREADS}", f"-T{a.duration}", "-D", f"prefix={prefix}", "-D",
+                                   f"keys={keys}", "-f", f"{BENCH}/pgbench/post-order.sql", a.db]
     service = peer = None
     try:
         if not a.pgbench_only:
@@ -440,7 +440,8 @@ def main():
         held = " / ".join(f"{share} %" for share in r["held_over_ms"].values()) if "held_over_ms" in r else ""
         print(f"| {r['label']} | {r['rate']:.0f} | {r.get('p50', '')} | {r.get('p99', '')} | "
               f"{r['service_cpu_ms'] if r['service_cpu_ms'] is not None else ''} | {r['pg_cpu_ms']} | "
-              f"{r['service_waited_ms'] if r['service_waited_ms'] is not None else ''} | {r['host_busy_pct']} % | {held} |")
+              f"{r['service_waited_ms'] if r['service_waited_ms'] is not None else ''} | "
+              f"{r['host_busy_pct']} % | {held} |")
     print(f"\nservice RSS after the run: {f'{rss_mb} MB' if rss_mb is not None else 'not measured'}")
     print("\nTargets:")
     print("\n".join(targets(results, rss_mb, not a.no_peer, not a.no_pgbench)))
