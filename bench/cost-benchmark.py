@@ -45,32 +45,32 @@ def proc_cpu(pid):
         return 0.0
 
 
-def thread_cpu(pid, name_prefix):
-    total = 0.0
+def thread_files(pid, name):
+    """Per live thread of the process, the text of /proc/<pid>/task/<tid>/<name>; a thread that ends between listing
+    and reading is left out."""
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                if not f.read().startswith(name_prefix):
-                    continue
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / TICK
+            with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                yield tid, f.read()
         except FileNotFoundError:
             pass
+
+
+def thread_cpu(pid, name_prefix):
+    """CPU seconds so far of the process's threads whose name starts with name_prefix (the name is stat's "(comm)")."""
+    total = 0.0
+    for _, stat in thread_files(pid, "stat"):
+        comm, fields = stat[stat.index("(") + 1:].rsplit(")", 1)
+        if comm.startswith(name_prefix):
+            fields = fields.split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
     return total
 
 
 def run_queue_waits(pid):
-    """Per thread of the process, the seconds it so far spent ready to run but waiting for a core
-    (/proc/<pid>/task/<tid>/schedstat, second field, in ns)."""
-    waits = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                waits[tid] = int(f.read().split()[1]) / 1e9
-        except FileNotFoundError:  # the thread ended between listing and reading
-            pass
-    return waits
+    """Per thread of the process, the seconds it so far spent ready to run but waiting for a core (schedstat's second
+    field, in ns)."""
+    return {tid: int(schedstat.split()[1]) / 1e9 for tid, schedstat in thread_files(pid, "schedstat")}
 
 
 def host_cpu():
