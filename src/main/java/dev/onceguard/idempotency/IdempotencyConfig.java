@@ -26,6 +26,15 @@ public interface IdempotencyConfig {
 
     RequestLogConfig requestLog();
 
+    /**
+     * Threads of their own that run local operations (a claim and its writes: work that waits only for PostgreSQL).
+     * Few, so that each stays busy with the next request instead of waking another sleeping thread per statement; the
+     * operations that call out keep Quarkus's worker pool, where a slow provider cannot hold them up. A replica's rate of
+     * new orders is at most this many divided by one claim's round trip: raise it when PostgreSQL is far away.
+     */
+    @WithDefault("4")
+    int localOperationThreads();
+
     /** Finished records kept in memory per replica, so that a replay costs no database read. */
     @WithDefault("10000")
     int finishedCacheSize();

@@ -16,6 +16,7 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.core.WorkerExecutor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.transaction.Transactional;
@@ -28,7 +29,9 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -51,7 +54,9 @@ import java.util.function.UnaryOperator;
  * </ol>
  * A replay is a read, never a write: a finished record this replica has already read is answered from memory
  * ({@link FinishedRecords}), on the event loop that received the request, and its replay count and request log row
- * are written later in a batch ({@link RequestLog}). Everything else runs on a worker. A {@link BusinessRefusal} (a
+ * are written later in a batch ({@link RequestLog}). Everything else runs on a worker: a local operation on the few
+ * threads the engine keeps for them ({@code onceguard.idempotency.local-operation-threads}), an operation that calls
+ * out on Quarkus's worker pool. A {@link BusinessRefusal} (a
  * constraint the writes broke on purpose) leaves nothing of the claim's statement and is stored as the result in a
  * statement of its own; any other failure stores nothing, so the same key may be used again.
  *
@@ -84,11 +89,13 @@ public class IdempotencyService {
     private final IdempotencyConfig config;
     private final MeterRegistry registry;
     private final Instance<ResumableOperation> resumables;
+    /** Where local operations run: {@code onceguard.idempotency.local-operation-threads} threads of their own. */
+    private final WorkerExecutor localOperationThreads;
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
     public IdempotencyService(IdempotencyRecords records, FinishedRecords finished, RequestLog requestLog,
                               JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
-                              MeterRegistry registry, Instance<ResumableOperation> resumables) {
+                              MeterRegistry registry, Instance<ResumableOperation> resumables, Vertx vertx) {
         this.records = records;
         this.resumables = resumables;
         this.finished = finished;
@@ -97,6 +104,8 @@ public class IdempotencyService {
         this.json = json;
         this.config = config;
         this.registry = registry;
+        this.localOperationThreads = vertx.createSharedWorkerExecutor("local-operation",
+                config.localOperationThreads());
         // the declared operations' counters are exported at zero from start-up, before their first request
         config.operations().keySet().forEach(this::countersOf);
     }
@@ -161,7 +170,8 @@ public class IdempotencyService {
      * the request's event loop: a replay this replica remembers is answered there, the rest runs on a worker.
      */
     public <T> Uni<IdempotentResponse> execute(IdempotentRequest<T> request, LocalOperation<T> operation) {
-        return answered(request, () -> claimAndExecute(request, operation));
+        return answered(request, blocking -> localOperationThreads.executeBlocking(blocking, false),
+                () -> claimAndExecute(request, operation));
     }
 
     /**
@@ -174,7 +184,7 @@ public class IdempotencyService {
     public <T> Uni<IdempotentResponse> execute(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                 request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
-        return answered(request, () -> {
+        return answered(request, IdempotencyService::onAQuarkusWorker, () -> {
             Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase));
             if (started instanceof AnsweredStart answeredStart) {
                 return answeredStart.attempt();
@@ -227,10 +237,12 @@ public class IdempotencyService {
 
     /**
      * Answers from memory when this replica knows the finished record, on the calling thread: that waits for nothing.
-     * Anything else runs attempts until one answers, on a worker in the request's Vert.x context (its log fields and
-     * request scope), the answer coming back to that context.
+     * Anything else runs attempts until one answers, {@code onAWorker} in the request's Vert.x context (its log fields
+     * and request scope), the answer coming back to that context.
      */
-    private Uni<IdempotentResponse> answered(IdempotentRequest<?> request, Supplier<Attempt> attempt) {
+    private Uni<IdempotentResponse> answered(IdempotentRequest<?> request,
+                                             Function<Callable<IdempotentResponse>, Uni<IdempotentResponse>> onAWorker,
+                                             Supplier<Attempt> attempt) {
         LogContext.put(LogContext.USER_ID, request.userId());
         LogContext.put(LogContext.OPERATION, request.operation());
         LogContext.put(LogContext.IDEMPOTENCY_KEY, request.key().value());
@@ -241,7 +253,11 @@ public class IdempotencyService {
         if (remembered.isPresent()) {
             return Uni.createFrom().item(logged(request, now, remembered.get()));
         }
-        return Vertx.currentContext().executeBlocking(() -> logged(request, now, attempted(request, attempt)), false);
+        return onAWorker.apply(() -> logged(request, now, attempted(request, attempt)));
+    }
+
+    private static <T> Uni<T> onAQuarkusWorker(Callable<T> blocking) {
+        return Vertx.currentContext().executeBlocking(blocking, false);
     }
 
     private IdempotentResponse logged(IdempotentRequest<?> request, Instant now, Answer answer) {
