@@ -19,9 +19,12 @@ public interface SandboxConfig {
     /** Where the sandbox delivers its events. */
     URI webhookUrl();
 
-    /** Schedule of the webhook delivery worker (read by its {@code @Scheduled} expression). */
+    /**
+     * Schedule of the webhook delivery worker (read by its {@code @Scheduled} expression); {@code off} in the test
+     * profile, whose tests deliver the due events themselves.
+     */
     @WithDefault("1s")
-    Duration deliveryEvery();
+    String deliveryEvery();
 
     /** How long after a {@code tok_pending} payment its {@code payment.succeeded} is due. */
     @WithDefault("3s")

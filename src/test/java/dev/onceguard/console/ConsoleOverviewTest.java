@@ -4,11 +4,14 @@ import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.idempotency.RequestLog;
+import dev.onceguard.sandbox.SandboxConfig;
+import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -40,6 +43,12 @@ class ConsoleOverviewTest {
 
     @Inject
     Jobs jobs;
+
+    @Inject
+    SandboxDeliveryWorker sandboxWebhooks;
+
+    @Inject
+    SandboxConfig sandbox;
 
     @Inject
     ConsoleReads sql;
@@ -76,7 +85,7 @@ class ConsoleOverviewTest {
         pay(user, orderId, UUID.randomUUID().toString(), "tok_duplicate_webhooks").then().statusCode(201);
         Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
         while (duplicateDeliveriesOf(orderId) < 2 && Instant.now().isBefore(deadline)) {
-            Thread.sleep(200);
+            sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.systemUTC());
         }
         Database.execute(db, """
                 INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,

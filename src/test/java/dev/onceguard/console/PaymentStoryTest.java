@@ -5,6 +5,8 @@ import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.RequestLog;
 import dev.onceguard.payment.Reconciliation;
 import dev.onceguard.platform.StandardWebhooksSignature;
+import dev.onceguard.sandbox.SandboxConfig;
+import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -13,6 +15,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -51,6 +54,12 @@ class PaymentStoryTest {
     @Inject
     RequestLog requestLog;
 
+    @Inject
+    SandboxDeliveryWorker sandboxWebhooks;
+
+    @Inject
+    SandboxConfig sandbox;
+
     @ConfigProperty(name = "onceguard.webhooks.sandbox.secret")
     String sandboxSecret;
 
@@ -82,12 +91,17 @@ class PaymentStoryTest {
         return Database.count(db, "SELECT idempotency_record_id FROM payments WHERE payment_id = ?", paymentId);
     }
 
+    /**
+     * Delivers the sandbox's webhooks (its delivery job is off in tests) until the payment reaches {@code status}: a
+     * {@code tok_timeout_after_commit} payment's webhook is written when its late answer is sent, seconds later.
+     */
     private String awaitPaymentStatus(String paymentId, String status) throws InterruptedException {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
         String current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
         while (!status.equals(current)) {
             assertThat(Instant.now()).as("payment %s reaches %s; it is %s", paymentId, status, current).isBefore(deadline);
             Thread.sleep(100);
+            sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5)));
             current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
         }
         return current;
