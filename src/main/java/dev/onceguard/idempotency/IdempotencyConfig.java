@@ -2,6 +2,7 @@ package dev.onceguard.idempotency;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
 
 import java.time.Duration;
 import java.util.Map;
@@ -33,6 +34,7 @@ public interface IdempotencyConfig {
      * new orders is at most this many divided by one claim's round trip: raise it when PostgreSQL is far away.
      */
     @WithDefault("4")
+    @Min(1)
     int localOperationThreads();
 
     /** Finished records kept in memory per replica, so that a replay costs no database read. */

@@ -56,9 +56,9 @@ import java.util.function.UnaryOperator;
  * ({@link FinishedRecords}), on the event loop that received the request, and its replay count and request log row
  * are written later in a batch ({@link RequestLog}). Everything else runs on a worker: a local operation on the few
  * threads the engine keeps for them ({@code onceguard.idempotency.local-operation-threads}), an operation that calls
- * out on Quarkus's worker pool. A {@link BusinessRefusal} (a
- * constraint the writes broke on purpose) leaves nothing of the claim's statement and is stored as the result in a
- * statement of its own; any other failure stores nothing, so the same key may be used again.
+ * out on Quarkus's worker pool. A {@link BusinessRefusal} (a constraint the writes broke on purpose) leaves nothing
+ * of the claim's statement and is stored as the result in a statement of its own; any other failure stores nothing,
+ * so the same key may be used again.
  *
  * <p>An operation that calls out cannot run in one transaction, so it runs as a sequence of atomic phases. Each phase
  * is a function the engine runs inside a transaction it opens and whose {@link PhaseResult} it applies to the record

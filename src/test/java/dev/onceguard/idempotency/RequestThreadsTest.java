@@ -87,13 +87,13 @@ class RequestThreadsTest {
     }
 
     @Test
-    void aRememberedReplayIsAnsweredWhileEveryWorkerWaitsForTheDatabase() throws Exception {
+    void aRememberedReplayIsAnsweredWhileEveryLocalOperationThreadWaitsForTheDatabase() throws Exception {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
         String orderId = order(user, key).then().statusCode(201).extract().path("orderId");
         order(user, key).then().statusCode(201).header(IdempotentResponse.REPLAYED_HEADER, "true");
 
-        ExecutorService clients = Executors.newFixedThreadPool(3);
+        ExecutorService clients = Executors.newFixedThreadPool(2);
         try (Connection lock = db.getConnection()) {
             List<CompletableFuture<Response>> newOrders = twoOrdersWaitingForALock(lock, user, clients);
 
