@@ -184,7 +184,7 @@ public class IdempotencyService {
     public <T> Uni<IdempotentResponse> execute(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                 request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
-        return answered(request, IdempotencyService::onAQuarkusWorker, () -> {
+        return answered(request, blocking -> Vertx.currentContext().executeBlocking(blocking, false), () -> {
             Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase));
             if (started instanceof AnsweredStart answeredStart) {
                 return answeredStart.attempt();
@@ -254,10 +254,6 @@ public class IdempotencyService {
             return Uni.createFrom().item(logged(request, now, remembered.get()));
         }
         return onAWorker.apply(() -> logged(request, now, attempted(request, attempt)));
-    }
-
-    private static <T> Uni<T> onAQuarkusWorker(Callable<T> blocking) {
-        return Vertx.currentContext().executeBlocking(blocking, false);
     }
 
     private IdempotentResponse logged(IdempotentRequest<?> request, Instant now, Answer answer) {

@@ -1,17 +1,15 @@
 package dev.onceguard.console;
 
+import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.idempotency.RequestLog;
-import dev.onceguard.sandbox.SandboxConfig;
-import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -45,10 +43,8 @@ class ConsoleOverviewTest {
     Jobs jobs;
 
     @Inject
-    SandboxDeliveryWorker sandboxWebhooks;
+    SandboxWebhooks sandboxWebhooks;
 
-    @Inject
-    SandboxConfig sandbox;
 
     @Inject
     ConsoleReads sql;
@@ -85,7 +81,7 @@ class ConsoleOverviewTest {
         pay(user, orderId, UUID.randomUUID().toString(), "tok_duplicate_webhooks").then().statusCode(201);
         Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
         while (duplicateDeliveriesOf(orderId) < 2 && Instant.now().isBefore(deadline)) {
-            sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.systemUTC());
+            sandboxWebhooks.deliverDue();
         }
         Database.execute(db, """
                 INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,

@@ -1,9 +1,8 @@
 package dev.onceguard.console;
 
+import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
-import dev.onceguard.sandbox.SandboxConfig;
-import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -15,7 +14,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -36,10 +34,8 @@ class ConsoleSearchTest {
     AgroalDataSource db;
 
     @Inject
-    SandboxDeliveryWorker sandboxWebhooks;
+    SandboxWebhooks sandboxWebhooks;
 
-    @Inject
-    SandboxConfig sandbox;
 
     private final String user = TestTokens.newUser();
     private final String orderKey = "search-order-" + UUID.randomUUID();
@@ -62,7 +58,7 @@ class ConsoleSearchTest {
                 .contentType("application/json").body("{\"paymentMethodToken\":\"tok_success\"}")
                 .post("/api/orders/" + orderId + "/payments")
                 .then().statusCode(201).extract().path("paymentId");
-        sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5)));
+        sandboxWebhooks.deliverDueWithin(Duration.ofMinutes(5));
         orderRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE idempotency_key = ?", orderKey);
         paymentRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE idempotency_key = ?", paymentKey);
     }

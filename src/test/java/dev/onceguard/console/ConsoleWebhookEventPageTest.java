@@ -1,15 +1,13 @@
 package dev.onceguard.console;
 
+import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
-import dev.onceguard.sandbox.SandboxConfig;
-import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -35,10 +33,8 @@ class ConsoleWebhookEventPageTest {
     AgroalDataSource db;
 
     @Inject
-    SandboxDeliveryWorker sandboxWebhooks;
+    SandboxWebhooks sandboxWebhooks;
 
-    @Inject
-    SandboxConfig sandbox;
 
     @Test
     void anEventDeliveredSeveralTimesShowsEachDeliveryItsSchemeAndWhatItIsAbout() {
@@ -48,7 +44,7 @@ class ConsoleWebhookEventPageTest {
         String paymentKey = UUID.randomUUID().toString();
         String paymentId = pay(user, orderId, paymentKey, "tok_duplicate_webhooks").then().statusCode(201)
                 .extract().path("paymentId");
-        sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5)));
+        sandboxWebhooks.deliverDueWithin(Duration.ofMinutes(5));
         long inboxId = Database.count(db, """
                 SELECT w.id FROM webhook_inbox w JOIN payments p
                     ON p.provider = w.provider AND p.provider_payment_id = w.provider_payment_id

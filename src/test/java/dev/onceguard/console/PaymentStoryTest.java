@@ -1,12 +1,11 @@
 package dev.onceguard.console;
 
+import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.RequestLog;
 import dev.onceguard.payment.Reconciliation;
 import dev.onceguard.platform.StandardWebhooksSignature;
-import dev.onceguard.sandbox.SandboxConfig;
-import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -15,7 +14,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -55,10 +53,8 @@ class PaymentStoryTest {
     RequestLog requestLog;
 
     @Inject
-    SandboxDeliveryWorker sandboxWebhooks;
+    SandboxWebhooks sandboxWebhooks;
 
-    @Inject
-    SandboxConfig sandbox;
 
     @ConfigProperty(name = "onceguard.webhooks.sandbox.secret")
     String sandboxSecret;
@@ -101,7 +97,7 @@ class PaymentStoryTest {
         while (!status.equals(current)) {
             assertThat(Instant.now()).as("payment %s reaches %s; it is %s", paymentId, status, current).isBefore(deadline);
             Thread.sleep(100);
-            sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5)));
+            sandboxWebhooks.deliverDueWithin(Duration.ofMinutes(5));
             current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
         }
         return current;

@@ -2,6 +2,7 @@ package dev.onceguard.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.payment.PaymentsConfig;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -45,7 +46,7 @@ class SandboxApiTest {
     SandboxConfig config;
 
     @Inject
-    SandboxDeliveryWorker webhooks;
+    SandboxWebhooks webhooks;
 
     @Inject
     PaymentsConfig paymentsConfig;
@@ -251,10 +252,10 @@ class SandboxApiTest {
         assertThat(scheduled(id)).containsExactly(
                 new Scheduled("payment.succeeded", 1, config.pendingDelay().toMillis(), "SUCCEEDED"));
 
-        webhooks.deliverDue(config.webhookUrl(), Clock.fixed(created.plus(config.pendingDelay()).minusMillis(1), ZoneOffset.UTC));
+        webhooks.deliverDueAt(Clock.fixed(created.plus(config.pendingDelay()).minusMillis(1), ZoneOffset.UTC));
         assertThat(given().get("/sandbox/v1/payments/" + id).<String>path("status")).isEqualTo("PENDING");
 
-        webhooks.deliverDue(config.webhookUrl(), Clock.fixed(created.plus(config.pendingDelay()), ZoneOffset.UTC));
+        webhooks.deliverDueAt(Clock.fixed(created.plus(config.pendingDelay()), ZoneOffset.UTC));
         assertThat(given().get("/sandbox/v1/payments/" + id).<String>path("status")).isEqualTo("SUCCEEDED");
     }
 

@@ -6,12 +6,11 @@ import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
 import com.microsoft.playwright.options.AriaRole;
+import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.RequestLog;
-import dev.onceguard.sandbox.SandboxConfig;
-import dev.onceguard.sandbox.SandboxDeliveryWorker;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -30,7 +29,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,10 +72,8 @@ class ConsoleBrowserTest {
     RequestLog requestLog;
 
     @Inject
-    SandboxDeliveryWorker sandboxWebhooks;
+    SandboxWebhooks sandboxWebhooks;
 
-    @Inject
-    SandboxConfig sandbox;
 
     @BeforeAll
     static void startChromium() throws IOException {
@@ -238,7 +234,7 @@ class ConsoleBrowserTest {
                 .post("/api/orders/" + orderId + "/payments")
                 .then().statusCode(201);
         awaitTrue("order " + orderId + " with three webhook deliveries", () -> {
-            sandboxWebhooks.deliverDue(sandbox.webhookUrl(), Clock.systemUTC());
+            sandboxWebhooks.deliverDue();
             return Database.count(db, """
                     SELECT coalesce(max(w.delivery_count), 0) FROM webhook_inbox w
                       JOIN payments p ON p.provider = w.provider AND p.provider_payment_id = w.provider_payment_id
