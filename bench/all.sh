@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every benchmark of the project, then one table: figure, target, measured, holds or not. See bench/README.md.
 #
-#   bash bench/all.sh                                     # ≈ 40 min on 2 shared cores, estimated (bench/README.md)
+#   bash bench/all.sh                                     # ≈ 20 min on 2 shared cores (bench/README.md)
 #   ALL_ONLY="tests first-run" bash bench/all.sh          # some parts only: cost, tests, first-run, orders
 #   bash bench/all.sh --peer-dir DIR                      # the peer's folder (or COST_PEER_DIR)
 #

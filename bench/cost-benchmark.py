@@ -3,7 +3,7 @@
 
   python3 bench/cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--conns "1 8 32"]
       [--rounds 3] [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer]
-      [--peer-dir DIR] [--no-peer]
+      [--peer-dir DIR] [--no-peer] [--paced-gaps "12 1"]
       [--java-opts "-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2"]
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with alternating new-key and replay
@@ -15,7 +15,9 @@
    so other databases' work is not counted), how busy the machine's CPUs were, and for the service's rows which
    share of its orders it held longer than 2, 5 and 10 ms by its own histogram. At 8 connections this runs --rounds
    times: on a shared machine whose speed swings from minute to minute, a rate is compared with the one measured
-   beside it, not minutes away;
+   beside it, not minutes away; then, with --paced-gaps, replays at 8 connections below saturation (each connection
+   waits an exponential gap before a request, wrk/paced.lua), the service's row beside the peer's, for the tail
+   without a saturated machine's run queue (no target reads these rows);
 3. prints one JSON line per measurement, a markdown table, the service's RSS, the targets at 8 connections (PASS or
    FAIL each, on the median of the rounds; a target whose input was not measured, e.g. the peer's rate with
    --no-peer, is FAIL), the machine (cores, CPU model, load average before and after) and the JVM with its options.
@@ -379,6 +381,10 @@ def main():
     ap.add_argument("--java-opts", default="-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2",
                     help="the service's JVM options (printed with the results); the default is what the Helm chart's JVM "
                          "sees in its 768Mi container: the chart's javaOpts, with MaxRAM standing in for the limit")
+    ap.add_argument("--paced-gaps", default="12 1",
+                    help=f"after the rows above, replays at {TARGET_CONNS} connections below saturation, service and "
+                         "peer: one row each per mean gap in ms that each connection waits before a request "
+                         "(wrk/paced.lua); no target reads them; '' for none")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--no-pgbench", action="store_true")
     ap.add_argument("--pgbench-only", action="store_true",
@@ -426,6 +432,21 @@ def main():
                             f"peer {kind} {at}", ["wrk", f"-t{LOAD_THREADS}", f"-c{c}", f"-d{a.duration}s", "--latency",
                                                   "-s", f"{a.peer_dir}/wrk/{peer_script[0]}", peer_url, *peer_script[1:]],
                             "wrk", peer.pid, a.peer_db))
+        for gap in a.paced_gaps.split():
+            # the same replays, each connection waiting an exponential gap first: the tail without the run queue of a
+            # saturated machine, the service beside the peer at the rate the gap allows each of them
+            os.environ["PACED_GAP_MS"] = gap
+            paced = ["wrk", f"-t{LOAD_THREADS}", f"-c{TARGET_CONNS}", f"-d{a.duration}s", "--latency", "-s",
+                     f"{BENCH}/wrk/paced.lua"]
+            if service:
+                os.environ["PACED_SCRIPT"] = f"{BENCH}/wrk/replays.lua"
+                results.setdefault(("service", "replay paced", gap), []).append(measure(
+                    f"{a.label} replay paced {gap} ms c{TARGET_CONNS}", [*paced, base], "wrk", service.pid, a.db,
+                    gc_log, base + "/q/metrics"))
+            if peer:
+                os.environ["PACED_SCRIPT"] = f"{a.peer_dir}/wrk/replay.lua"
+                results.setdefault(("peer", "replay paced", gap), []).append(measure(
+                    f"peer replay paced {gap} ms c{TARGET_CONNS}", [*paced, peer_url], "wrk", peer.pid, a.peer_db))
         if service:
             rss = [l for l in open(f"/proc/{service.pid}/status") if l.startswith("VmRSS")][0].split()[1]
             rss_mb = int(rss) // 1024
