@@ -190,6 +190,9 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
         p99 = re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1)
         res.update(rate=float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)), n=n, p50=p50, p99=p99,
                    p50_ms=latency_ms(p50), p99_ms=latency_ms(p99), errors=wrk_errors(text))
+        shares = re.search(r"^PACED_PERCENTILES_MS (.*)$", text, re.M)  # wrk/paced.lua's finer percentiles
+        if shares:
+            res["percentiles_ms"] = {k: float(v) for k, v in (kv.split("=") for kv in shares.group(1).split())}
     else:
         n = int(re.search(r"number of transactions actually processed: (\d+)", text).group(1))
         res.update(rate=float(re.search(r"^tps = ([\d.]+)", text, re.M).group(1)), n=n,
