@@ -439,17 +439,17 @@ def main():
             # the same replays, each connection waiting an exponential gap first: the tail without the run queue of a
             # saturated machine, the service beside the peer at the rate the gap allows each of them
             os.environ["PACED_GAP_MS"] = gap
-            paced = ["wrk", f"-t{LOAD_THREADS}", f"-c{TARGET_CONNS}", f"-d{a.duration}s", "--latency", "-s",
-                     f"{BENCH}/wrk/paced.lua"]
             if service:
                 os.environ["PACED_SCRIPT"] = f"{BENCH}/wrk/replays.lua"
                 results.setdefault(("service", "replay paced", gap), []).append(measure(
-                    f"{a.label} replay paced {gap} ms c{TARGET_CONNS}", [*paced, base], "wrk", service.pid, a.db,
-                    gc_log, base + "/q/metrics"))
+                    f"{a.label} replay paced {gap} ms c{TARGET_CONNS}", wrk("paced.lua", TARGET_CONNS, a.duration),
+                    "wrk", service.pid, a.db, gc_log, base + "/q/metrics"))
             if peer:
                 os.environ["PACED_SCRIPT"] = f"{a.peer_dir}/wrk/replay.lua"
                 results.setdefault(("peer", "replay paced", gap), []).append(measure(
-                    f"peer replay paced {gap} ms c{TARGET_CONNS}", [*paced, peer_url], "wrk", peer.pid, a.peer_db))
+                    f"peer replay paced {gap} ms c{TARGET_CONNS}",
+                    ["wrk", f"-t{LOAD_THREADS}", f"-c{TARGET_CONNS}", f"-d{a.duration}s", "--latency", "-s",
+                     f"{BENCH}/wrk/paced.lua", peer_url], "wrk", peer.pid, a.peer_db))
         if service:
             rss = [l for l in open(f"/proc/{service.pid}/status") if l.startswith("VmRSS")][0].split()[1]
             rss_mb = int(rss) // 1024
