@@ -87,9 +87,11 @@ class AlertRulesTest {
     void promtoolAcceptsTheRules() {
         PROMTOOL.assumeInstalled("promtool check rules");
 
-        ExternalTool.Result check = PROMTOOL.run(WORK, 60, "check", "rules", "onceguard-rules.yaml");
+        // Without --lint-fatal promtool prints lint errors (duplicate rules) and still exits 0.
+        ExternalTool.Result check = PROMTOOL.run(WORK, 60, "check", "rules", "--lint-fatal", "onceguard-rules.yaml");
 
         assertThat(check.exitCode()).as(check.output()).isZero();
+        assertThat(check.output()).as(check.output()).doesNotContain("FAILED");
     }
 
     @Test
