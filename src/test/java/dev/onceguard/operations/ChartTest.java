@@ -45,7 +45,8 @@ class ChartTest {
 
     private static final Set<String> ALERTS = Set.of("OnceguardOperationsStuck", "OnceguardJobNotSucceeding",
             "OnceguardOutboxLagging", "OnceguardConflictSpike", "OnceguardDuplicateWebhookSpike",
-            "OnceguardUnknownPayments");
+            "OnceguardUnknownPayments", "OnceguardServerErrors", "OnceguardSlowRequests", "OnceguardDatabasePoolExhausted",
+            "OnceguardProviderErrors");
 
     @Test
     void lintsCleanInStrictMode() {
@@ -516,7 +517,10 @@ class ChartTest {
                 "onceguard_webhook_deliveries_total", "onceguard_operations_processing", "onceguard_outbox_pending",
                 "onceguard_outbox_oldest_age_seconds", "onceguard_payments_unknown",
                 "onceguard_payments_unknown_oldest_age_seconds", "onceguard_job_last_success_timestamp_seconds",
-                "http_server_requests_seconds_bucket");
+                "http_server_requests_seconds_bucket", "agroal_active_count", "agroal_awaiting_count",
+                "onceguard_provider_call_duration_seconds_bucket", "onceguard_provider_calls_total");
+        assertThat(expressions).anyMatch(e -> e.contains("status=~\"5..\""))
+                .anyMatch(e -> e.startsWith("histogram_quantile(0.99, sum by (le, provider, call)"));
         assertThat(expressions).anyMatch(e -> e.contains("outcome=\"replayed\""))
                 .anyMatch(e -> e.contains("outcome=\"conflict\""))
                 .anyMatch(e -> e.contains("outcome=\"duplicate\""))

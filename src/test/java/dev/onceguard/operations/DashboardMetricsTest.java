@@ -37,10 +37,10 @@ class DashboardMetricsTest {
 
     @Test
     @Order(1)
-    void everyOnceguardSeriesOfTheDashboardAndTheAlertsIsExportedFromStartUp() {
+    void everyOnceguardAndPoolSeriesOfTheDashboardAndTheAlertsIsExportedFromStartUp() {
         String scrape = when().get("/q/metrics").then().statusCode(200).extract().asString();
 
-        List<String> wanted = wantedNames().stream().filter(n -> n.startsWith("onceguard_")).toList();
+        List<String> wanted = wantedNames().stream().filter(n -> n.startsWith("onceguard_") || n.startsWith("agroal_")).toList();
 
         assertThat(wanted).isNotEmpty();
         assertThat(missing(wanted, scrape)).as("named in the dashboard or the alerts, absent from /q/metrics").isEmpty();

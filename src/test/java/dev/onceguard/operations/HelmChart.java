@@ -30,7 +30,7 @@ final class HelmChart {
     static final String KUBERNETES = "1.30.0";
 
     private static final ObjectMapper YAML = new YAMLMapper();
-    private static final Pattern METRIC = Pattern.compile("\\b(onceguard_[a-z0-9_]+|http_server_requests_[a-z0-9_]+)\\b");
+    private static final Pattern METRIC = Pattern.compile("\\b(onceguard_[a-z0-9_]+|http_server_requests_[a-z0-9_]+|agroal_[a-z0-9_]+)\\b");
 
     private HelmChart() {
     }
@@ -105,7 +105,7 @@ final class HelmChart {
         return expressions;
     }
 
-    /** The {@code onceguard_*} and {@code http_server_requests_*} series named in PromQL expressions. */
+    /** The {@code onceguard_*}, {@code http_server_requests_*} and {@code agroal_*} series named in PromQL expressions. */
     static List<String> metricNames(List<String> expressions) {
         List<String> names = new ArrayList<>();
         for (String expression : expressions) {
