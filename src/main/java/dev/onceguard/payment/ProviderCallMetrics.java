@@ -5,12 +5,17 @@ import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -55,16 +60,38 @@ public class ProviderCallMetrics {
             outcome = UNKNOWN;
             throw e;
         } finally {
-            sample.stop(Timer.builder("onceguard.provider.call.duration")
-                    .description("Duration of calls to a payment provider, as onceguard's client measures them")
-                    .tag("provider", provider).tag("call", call)
-                    .publishPercentileHistogram()
-                    .register(registry));
-            Counter.builder("onceguard.provider.calls")
-                    .description("Calls to a payment provider by what came of them")
-                    .tag("provider", provider).tag("call", call).tag("outcome", outcome)
-                    .register(registry).increment();
+            sample.stop(timer(provider, call));
+            counter(provider, call, outcome).increment();
         }
+    }
+
+    /** Every series of the enabled providers at zero, so that their dashboard panels and alerts never meet none. */
+    void registerAtStartUp(@Observes StartupEvent start, Instance<PaymentProvider> adapters) {
+        adapters.stream().filter(PaymentProvider::enabled).forEach(adapter -> {
+            for (String call : List.of(CREATE, RETRIEVE)) {
+                timer(adapter.name(), call);
+                for (ProviderStatus status : ProviderStatus.values()) {
+                    counter(adapter.name(), call, status.name().toLowerCase(Locale.ROOT));
+                }
+                counter(adapter.name(), call, UNKNOWN);
+                counter(adapter.name(), call, ERROR);
+            }
+        });
+    }
+
+    private Timer timer(String provider, String call) {
+        return Timer.builder("onceguard.provider.call.duration")
+                .description("Duration of calls to a payment provider, as onceguard's client measures them")
+                .tag("provider", provider).tag("call", call)
+                .publishPercentileHistogram()
+                .register(registry);
+    }
+
+    private Counter counter(String provider, String call, String outcome) {
+        return Counter.builder("onceguard.provider.calls")
+                .description("Calls to a payment provider by what came of them")
+                .tag("provider", provider).tag("call", call).tag("outcome", outcome)
+                .register(registry);
     }
 
     private record Measured(PaymentProvider adapter, ProviderCallMetrics metrics) implements PaymentProvider {

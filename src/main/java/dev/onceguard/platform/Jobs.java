@@ -41,6 +41,8 @@ public class Jobs {
     private final String replica;
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
+    /** Per job, the cause of its failing runs since its last success. */
+    private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
     private final EntityManager em;
 
     public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry,
@@ -73,12 +75,12 @@ public class Jobs {
      * @param recordEmptyRuns false for a job (the outbox relay) whose idle runs are only counted in metrics
      */
     public Map<String, Long> run(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
-        return execute(job, recordEmptyRuns, null, runId -> body.get()).counts();
+        return execute(job, recordEmptyRuns, false, runId -> body.get()).counts();
     }
 
     /** Runs {@code body} on an operator's request, as the scheduler would, and records the run even when it was idle. */
     public Finished runNow(String job, Supplier<Map<String, Long>> body) {
-        return execute(job, true, null, runId -> body.get());
+        return execute(job, true, false, runId -> body.get());
     }
 
     /**
@@ -86,17 +88,19 @@ public class Jobs {
      * {@code job_runs} row will have.
      */
     public Map<String, Long> runIdentified(String job, LongFunction<Map<String, Long>> body) {
-        return execute(job, true, nextRunId(), body).counts();
+        return execute(job, true, true, body).counts();
     }
 
     /** {@link #runNow} for a job whose changes name their run. */
     public Finished runNowIdentified(String job, LongFunction<Map<String, Long>> body) {
-        return execute(job, true, nextRunId(), body);
+        return execute(job, true, true, body);
     }
 
-    private Finished execute(String job, boolean recordEmptyRuns, Long runId, LongFunction<Map<String, Long>> body) {
+    private Finished execute(String job, boolean recordEmptyRuns, boolean identified, LongFunction<Map<String, Long>> body) {
         Instant started = Instant.now();
+        Long runId = null;
         try {
+            runId = identified ? nextRunId() : null;
             Map<String, Long> counts = body.apply(runId == null ? 0 : runId);
             Instant finished = Instant.now();
             timer(job).record(Duration.between(started, finished));
@@ -104,14 +108,46 @@ public class Jobs {
             if (recordEmptyRuns || counts.values().stream().anyMatch(n -> n > 0)) {
                 save(runId, job, started, finished, JobRun.Outcome.SUCCEEDED, counts, null);
             }
+            if (lastFailure.remove(job) != null) {
+                LOG.infof("job %s succeeded again", job);
+            }
             return new Finished(JobRun.Outcome.SUCCEEDED, counts, null);
         } catch (RuntimeException e) {
             Instant finished = Instant.now();
             timer(job).record(Duration.between(started, finished));
-            LOG.errorf(e, "job %s failed", job);
             String error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            save(runId, job, started, finished, JobRun.Outcome.FAILED, Map.of(), error);
+            boolean recorded = recordFailure(runId, job, started, finished, error);
+            logFailure(job, e, recorded);
             return new Finished(JobRun.Outcome.FAILED, Map.of(), error);
+        }
+    }
+
+    /** The failed run's row, unless the database that failed the run refuses it too (an outage). */
+    private boolean recordFailure(Long runId, String job, Instant started, Instant finished, String error) {
+        try {
+            save(runId, job, started, finished, JobRun.Outcome.FAILED, Map.of(), error);
+            return true;
+        } catch (RuntimeException unrecorded) {
+            return false;
+        }
+    }
+
+    /**
+     * One line per failed run. The stack trace comes with the first run that fails for a cause and not again while the
+     * job keeps failing for that same cause: an outage of the database fails the outbox relay every second, and its
+     * stack trace once is enough.
+     */
+    private void logFailure(String job, RuntimeException e, boolean recorded) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String cause = root.getClass().getName() + ": " + root.getMessage();
+        String unrecorded = recorded ? "" : " (run not recorded in job_runs)";
+        if (cause.equals(lastFailure.put(job, cause))) {
+            LOG.errorf("job %s failed again: %s%s", job, cause, unrecorded);
+        } else {
+            LOG.errorf(e, "job %s failed: %s%s", job, cause, unrecorded);
         }
     }
 

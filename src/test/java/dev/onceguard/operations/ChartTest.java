@@ -37,9 +37,16 @@ class ChartTest {
             "console.users.existingSecret", "onceguard-console",
             "console.sessionKey.existingSecret", "onceguard-console-session");
 
+    /** The values a NetworkPolicy needs: where PostgreSQL and the payment provider are. */
+    private static final Map<String, Object> NETWORK_POLICY = Map.of("networkPolicy.enabled", true,
+            "networkPolicy.database.to[0].ipBlock.cidr", "10.10.0.5/32",
+            "networkPolicy.provider.cidrs[0]", "3.18.12.63/32",
+            "networkPolicy.provider.cidrs[1]", "3.130.192.231/32");
+
     private static final Set<String> ALERTS = Set.of("OnceguardOperationsStuck", "OnceguardJobNotSucceeding",
             "OnceguardOutboxLagging", "OnceguardConflictSpike", "OnceguardDuplicateWebhookSpike",
-            "OnceguardUnknownPayments");
+            "OnceguardUnknownPayments", "OnceguardServerErrors", "OnceguardSlowRequests", "OnceguardDatabasePoolExhausted",
+            "OnceguardProviderErrors");
 
     @Test
     void lintsCleanInStrictMode() {
@@ -256,7 +263,7 @@ class ChartTest {
             "prometheusRule.enabled,PrometheusRule", "grafanaDashboard.enabled,ConfigMap"})
     void eachSwitchAddsItsObject(String flag, String kind) {
         Rendered off = HelmChart.render(Map.of());
-        Rendered on = HelmChart.render(Map.of(flag, true));
+        Rendered on = HelmChart.render(flag.equals("networkPolicy.enabled") ? NETWORK_POLICY : Map.of(flag, true));
 
         assertThat(on.all(kind)).hasSize(off.all(kind).size() + 1);
         assertThat(on.objects()).hasSize(off.objects().size() + 1);
@@ -340,13 +347,35 @@ class ChartTest {
     }
 
     @Test
-    void anImageCanBePinnedByItsDigest() {
+    void anImageCanBePinnedByItsDigest() throws IOException {
         String digest = "sha256:" + "ab12".repeat(16);
 
-        assertThat(HelmChart.render(Map.of()).container().path("image").asText()).isEqualTo("onceguard:0.1.0-SNAPSHOT");
+        assertThat(HelmChart.render(Map.of()).container().path("image").asText()).isEqualTo("onceguard:" + appVersion());
         assertThat(HelmChart.render(Map.of("image.digest", digest, "image.tag", "1.2")).container().path("image").asText())
                 .isEqualTo("onceguard@" + digest);
         assertThatThrownBy(() -> HelmChart.render(Map.of("image.digest", "latest"))).hasMessageContaining("digest");
+    }
+
+    @Test
+    void theDefaultImageIsTheChartsReleaseNeverASnapshot() throws IOException {
+        assertThat(appVersion()).matches("[0-9]+\\.[0-9]+\\.[0-9]+").doesNotContainIgnoringCase("snapshot");
+        assertThat(HelmChart.render(Map.of("image.tag", "0.2.0")).container().path("image").asText())
+                .isEqualTo("onceguard:0.2.0");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1.30.0", "1.31.4", "1.32.0", "1.33.1", "1.34.0", "1.35.0"})
+    void everySupportedKubernetesVersionRendersTheSleepingPreStopHook(String kubeVersion) {
+        Rendered rendered = HelmChart.renderFor(kubeVersion, Map.of());
+
+        assertThat(rendered.container().at("/lifecycle/preStop/sleep/seconds").asInt()).isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1.25.0", "1.27.3", "1.29.9"})
+    void aClusterOlderThanThePreStopSleepIsRefused(String kubeVersion) throws IOException {
+        assertThat(chartYaml().path("kubeVersion").asText()).isEqualTo(">=1.30.0-0");
+        assertThatThrownBy(() -> HelmChart.renderFor(kubeVersion, Map.of())).hasMessageContaining("kubeVersion");
     }
 
     @Test
@@ -373,7 +402,7 @@ class ChartTest {
 
     @Test
     void theNetworkPolicyLetsInTheIngressControllerAndPrometheusAndOutDnsTheDatabaseAndTheProvider() {
-        Rendered rendered = HelmChart.render(Map.of("networkPolicy.enabled", true));
+        Rendered rendered = HelmChart.render(NETWORK_POLICY);
         JsonNode policy = rendered.only("NetworkPolicy").path("spec");
         JsonNode pod = rendered.only("Deployment").at("/spec/template");
 
@@ -391,16 +420,28 @@ class ChartTest {
         assertThat(policy.at("/egress/0/ports/0/port").asInt()).isEqualTo(53);
         assertThat(policy.at("/egress/0/to/0/podSelector/matchLabels/k8s-app").asText()).isEqualTo("kube-dns");
         assertThat(policy.at("/egress/1/ports/0/port").asInt()).isEqualTo(5432);
+        assertThat(policy.at("/egress/1/to/0/ipBlock/cidr").asText()).isEqualTo("10.10.0.5/32");
         assertThat(policy.at("/egress/2/ports/0/port").asInt()).isEqualTo(443);
+        assertThat(policy.at("/egress/2/to").findValuesAsText("cidr")).containsExactly("3.18.12.63/32", "3.130.192.231/32");
         assertThat(policy.path("egress")).hasSize(3);
+        assertThat(policy.findValuesAsText("cidr")).doesNotContain("0.0.0.0/0");
 
-        JsonNode narrowed = HelmChart.render(Map.of("networkPolicy.enabled", true,
-                "networkPolicy.database.to[0].ipBlock.cidr", "10.10.0.5/32",
-                "networkPolicy.provider.except[0]", "10.0.0.0/8",
-                "networkPolicy.extraEgress[0].ports[0].port", 8443)).only("NetworkPolicy").path("spec");
-        assertThat(narrowed.at("/egress/1/to/0/ipBlock/cidr").asText()).isEqualTo("10.10.0.5/32");
-        assertThat(texts(narrowed.at("/egress/2/to/0/ipBlock/except"))).containsExactly("10.0.0.0/8");
-        assertThat(narrowed.at("/egress/3/ports/0/port").asInt()).isEqualTo(8443);
+        Map<String, Object> extra = new HashMap<>(NETWORK_POLICY);
+        extra.put("networkPolicy.extraEgress[0].ports[0].port", 8443);
+        assertThat(HelmChart.render(extra).only("NetworkPolicy").at("/spec/egress/3/ports/0/port").asInt()).isEqualTo(8443);
+    }
+
+    @Test
+    void theNetworkPolicyOpensNoEgressUntilTheDatabaseAndTheProviderAreNamed() {
+        assertThatThrownBy(() -> HelmChart.render(Map.of("networkPolicy.enabled", true)))
+                .hasMessageContaining("networkPolicy.database.to");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("networkPolicy.enabled", true,
+                "networkPolicy.database.to[0].ipBlock.cidr", "10.10.0.5/32"))).hasMessageContaining("networkPolicy.provider.cidrs");
+
+        JsonNode sandboxOnly = HelmChart.render(Map.of("networkPolicy.enabled", true, "payments.provider", "sandbox",
+                "sandbox.enabled", true, "networkPolicy.database.to[0].ipBlock.cidr", "10.10.0.5/32"))
+                .only("NetworkPolicy").path("spec");
+        assertThat(sandboxOnly.path("egress")).as("DNS and PostgreSQL only: the sandbox runs in the pod").hasSize(2);
     }
 
     @Test
@@ -476,7 +517,10 @@ class ChartTest {
                 "onceguard_webhook_deliveries_total", "onceguard_operations_processing", "onceguard_outbox_pending",
                 "onceguard_outbox_oldest_age_seconds", "onceguard_payments_unknown",
                 "onceguard_payments_unknown_oldest_age_seconds", "onceguard_job_last_success_timestamp_seconds",
-                "http_server_requests_seconds_bucket");
+                "http_server_requests_seconds_bucket", "agroal_active_count", "agroal_awaiting_count",
+                "onceguard_provider_call_duration_seconds_bucket", "onceguard_provider_calls_total");
+        assertThat(expressions).anyMatch(e -> e.contains("status=~\"5..\""))
+                .anyMatch(e -> e.startsWith("histogram_quantile(0.99, sum by (le, provider, call)"));
         assertThat(expressions).anyMatch(e -> e.contains("outcome=\"replayed\""))
                 .anyMatch(e -> e.contains("outcome=\"conflict\""))
                 .anyMatch(e -> e.contains("outcome=\"duplicate\""))
@@ -517,6 +561,14 @@ class ChartTest {
     }
 
     /** Paths of values that the schema does not list where it names an object's only properties. */
+    private static JsonNode chartYaml() throws IOException {
+        return new YAMLMapper().readTree(HelmChart.CHART.resolve("Chart.yaml").toFile());
+    }
+
+    private static String appVersion() throws IOException {
+        return chartYaml().path("appVersion").asText();
+    }
+
     private static void undeclared(String path, JsonNode values, JsonNode schema, List<String> into) {
         if (!values.isObject() || !schema.has("properties") || schema.has("patternProperties")
                 || schema.path("additionalProperties").asBoolean(true)) {

@@ -8,6 +8,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +20,7 @@ import java.util.stream.Collectors;
 import static io.restassured.RestAssured.given;
 import static io.restassured.RestAssured.when;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
 
 /**
  * What the chart promises about the running service: every series its dashboard and alerts read is exported, and its
@@ -28,12 +32,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardMetricsTest {
 
+    private static final ExternalTool PROMTOOL = new ExternalTool("promtool",
+            "install Debian's prometheus package (apt-get install -y prometheus)");
+
     @Test
     @Order(1)
-    void everyOnceguardSeriesOfTheDashboardAndTheAlertsIsExportedFromStartUp() {
+    void everyOnceguardAndPoolSeriesOfTheDashboardAndTheAlertsIsExportedFromStartUp() {
         String scrape = when().get("/q/metrics").then().statusCode(200).extract().asString();
 
-        List<String> wanted = wantedNames().stream().filter(n -> n.startsWith("onceguard_")).toList();
+        List<String> wanted = wantedNames().stream().filter(n -> n.startsWith("onceguard_") || n.startsWith("agroal_")).toList();
 
         assertThat(wanted).isNotEmpty();
         assertThat(missing(wanted, scrape)).as("named in the dashboard or the alerts, absent from /q/metrics").isEmpty();
@@ -79,6 +86,24 @@ class DashboardMetricsTest {
             String path = container.path(probe).at("/httpGet/path").asText();
             when().get(path).then().statusCode(200);
         }
+    }
+
+    @Test
+    @Order(5)
+    void theScrapeInPrometheusTextPassesPromtoolWithoutAWarningAboutOnceguardSeries() throws IOException {
+        PROMTOOL.assumeInstalled("promtool check metrics");
+        // Without this Accept header /q/metrics answers OpenMetrics, which promtool check metrics cannot parse.
+        String scrape = given().header("Accept", "text/plain; version=0.0.4").get("/q/metrics").then().statusCode(200)
+                .contentType(containsString("text/plain")).extract().asString();
+        Path work = Files.createDirectories(Path.of("target", "promtool"));
+        Path file = work.resolve("scrape.prom");
+        Files.writeString(file, scrape);
+
+        ExternalTool.Result check = PROMTOOL.run(work, file, 60, "check", "metrics");
+
+        assertThat(check.output()).as("promtool parsed the scrape").doesNotContain("error while linting");
+        assertThat(check.output().lines().filter(l -> l.contains("onceguard_")).toList())
+                .as("promtool check metrics about onceguard_* series").isEmpty();
     }
 
     private static List<String> wantedNames() {

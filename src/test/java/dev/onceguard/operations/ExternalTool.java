@@ -37,12 +37,21 @@ record ExternalTool(String command, String install) {
     }
 
     Result run(Path directory, long timeoutSeconds, String... arguments) {
+        return run(directory, null, timeoutSeconds, arguments);
+    }
+
+    /** Runs the tool with {@code input} (a file) on its standard input, or nothing when it is null. */
+    Result run(Path directory, Path input, long timeoutSeconds, String... arguments) {
         try {
             Path log = Files.createTempFile(command, ".log");
             List<String> line = new ArrayList<>(List.of(command));
             line.addAll(List.of(arguments));
-            Process process = new ProcessBuilder(line).directory(directory.toFile()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(line).directory(directory.toFile()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            if (input != null) {
+                builder.redirectInput(input.toFile());
+            }
+            Process process = builder.start();
             if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s: " + Files.readString(log));

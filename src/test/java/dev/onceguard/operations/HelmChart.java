@@ -26,9 +26,11 @@ final class HelmChart {
     static final Path DASHBOARD = CHART.resolve("dashboards").resolve("onceguard.json");
     static final String NAMESPACE = "shop";
     static final String RELEASE = "og";
+    /** The oldest Kubernetes the chart supports (Chart.yaml kubeVersion); the bundled Helm would assume 1.20. */
+    static final String KUBERNETES = "1.30.0";
 
     private static final ObjectMapper YAML = new YAMLMapper();
-    private static final Pattern METRIC = Pattern.compile("\\b(onceguard_[a-z0-9_]+|http_server_requests_[a-z0-9_]+)\\b");
+    private static final Pattern METRIC = Pattern.compile("\\b(onceguard_[a-z0-9_]+|http_server_requests_[a-z0-9_]+|agroal_[a-z0-9_]+)\\b");
 
     private HelmChart() {
     }
@@ -39,7 +41,13 @@ final class HelmChart {
 
     /** The objects rendered with the default values overridden by {@code sets} (Helm {@code --set} syntax). */
     static Rendered render(Map<String, ?> sets) {
-        TemplateCommand template = new Helm(CHART).template().withName(RELEASE).withNamespace(NAMESPACE);
+        return renderFor(KUBERNETES, sets);
+    }
+
+    /** As {@link #render}, for a cluster of that Kubernetes version ({@code helm template --kube-version}). */
+    static Rendered renderFor(String kubeVersion, Map<String, ?> sets) {
+        TemplateCommand template = new Helm(CHART).template().withName(RELEASE).withNamespace(NAMESPACE)
+                .withKubeVersion(kubeVersion);
         for (Map.Entry<String, ?> set : sets.entrySet()) {
             template = template.set(set.getKey(), set.getValue());
         }
@@ -49,7 +57,7 @@ final class HelmChart {
     /** NOTES.txt as {@code helm install --dry-run} prints it, with no cluster. */
     static String notes(Map<String, ?> sets) {
         InstallCommand install = new Helm(CHART).install().withName(RELEASE).withNamespace(NAMESPACE).dryRun()
-                .clientOnly();
+                .clientOnly().withKubeVersion(KUBERNETES);
         for (Map.Entry<String, ?> set : sets.entrySet()) {
             install = install.set(set.getKey(), set.getValue());
         }
@@ -97,7 +105,7 @@ final class HelmChart {
         return expressions;
     }
 
-    /** The {@code onceguard_*} and {@code http_server_requests_*} series named in PromQL expressions. */
+    /** The {@code onceguard_*}, {@code http_server_requests_*} and {@code agroal_*} series named in PromQL expressions. */
     static List<String> metricNames(List<String> expressions) {
         List<String> names = new ArrayList<>();
         for (String expression : expressions) {
