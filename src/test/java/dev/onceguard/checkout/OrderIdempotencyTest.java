@@ -13,7 +13,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,6 +30,7 @@ import static dev.onceguard.checkout.OrdersApi.TWO_EBOOKS;
 import static dev.onceguard.checkout.OrdersApi.createOrder;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Order creation under one key, against real PostgreSQL: a key sent twice or fifty times at once gives one order, a
@@ -131,13 +131,11 @@ class OrderIdempotencyTest {
         assertThat(ordersOf(user)).isEqualTo(1);
     }
 
-    private void awaitCommittedRecord(String user, String key) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ? "
-                + "AND status = 'COMPLETED'", user, key) == 0) {
-            assertThat(Instant.now()).as("the abandoned request commits its order").isBefore(deadline);
-            Thread.sleep(20);
-        }
+    private void awaitCommittedRecord(String user, String key) {
+        await().alias("the abandoned request commits its order").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ? "
+                        + "AND status = 'COMPLETED'", user, key) > 0);
     }
 
     @Test

@@ -11,9 +11,11 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.time.Duration;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Console sign-ins are logged at INFO, successful or not, with the user name and never the password. */
 @QuarkusTest
@@ -72,10 +74,8 @@ class ConsoleSignInLogTest {
     }
 
     /** A form sign-in is logged once its answer has been sent, so possibly just after the client has read it. */
-    private void awaitRecords(int count) throws InterruptedException {
-        for (int i = 0; i < 100 && records.size() < count; i++) {
-            Thread.sleep(20);
-        }
+    private void awaitRecords(int count) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> records.size() >= count);
     }
 
     private List<String> messages() {

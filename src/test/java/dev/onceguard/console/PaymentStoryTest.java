@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.Objects;
 
 import static dev.onceguard.Database.execute;
 import static dev.onceguard.console.ConsoleClient.ADMIN;
@@ -30,6 +31,7 @@ import static dev.onceguard.console.InvestigationPages.page;
 import static dev.onceguard.console.InvestigationPages.verdict;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The complaints that used to read green "sent once" on the operation page, played through the real API and the
@@ -91,16 +93,15 @@ class PaymentStoryTest {
      * Delivers the sandbox's webhooks (its delivery job is off in tests) until the payment reaches {@code status}: a
      * {@code tok_timeout_after_commit} payment's webhook is written when its late answer is sent, seconds later.
      */
-    private String awaitPaymentStatus(String paymentId, String status) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        String current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
-        while (!status.equals(current)) {
-            assertThat(Instant.now()).as("payment %s reaches %s; it is %s", paymentId, status, current).isBefore(deadline);
-            Thread.sleep(100);
-            sandboxWebhooks.deliverDueWithin(Duration.ofMinutes(5));
-            current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
-        }
-        return current;
+    private String awaitPaymentStatus(String paymentId, String status) {
+        return await().alias("payment " + paymentId + " reaches " + status).atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    String current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
+                    if (!status.equals(current)) {
+                        sandboxWebhooks.deliverDueWithin(Duration.ofMinutes(5));
+                    }
+                    return current;
+                }, status::equals);
     }
 
     private int sandboxChargesOf(String orderId) {
@@ -245,16 +246,10 @@ class PaymentStoryTest {
     }
 
     /** Postpones the sandbox's own deliveries for the order's payment as soon as it has committed them; its id. */
-    private String holdBackTheSandboxsOwnWebhooks(String orderId) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        String sandboxPaymentId = null;
-        while (sandboxPaymentId == null) {
-            assertThat(Instant.now()).as("the sandbox commits the payment").isBefore(deadline);
-            sandboxPaymentId = text("SELECT id FROM sandbox_payments WHERE order_id = ?", orderId);
-            if (sandboxPaymentId == null) {
-                Thread.sleep(20);
-            }
-        }
+    private String holdBackTheSandboxsOwnWebhooks(String orderId) {
+        String sandboxPaymentId = await().alias("the sandbox commits the payment").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> text("SELECT id FROM sandbox_payments WHERE order_id = ?", orderId), Objects::nonNull);
         execute(db, "UPDATE sandbox_webhook_deliveries SET next_attempt_at = now() + interval '1 hour'"
                 + " WHERE payment_id = ? AND status = 'PENDING'", sandboxPaymentId);
         return sandboxPaymentId;

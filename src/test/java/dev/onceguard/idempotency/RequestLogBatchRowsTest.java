@@ -10,12 +10,12 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
 import static dev.onceguard.Database.count;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Under load the request log does not wait for its interval: once {@code batch-rows} rows are pending, a worker writes
@@ -60,11 +60,8 @@ class RequestLogBatchRowsTest {
 
         order(user, key);
 
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (loggedRows(user) < 5 && Instant.now().isBefore(deadline)) {
-            Thread.sleep(50);
-        }
-        assertThat(loggedRows(user)).isEqualTo(5);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(loggedRows(user)).isEqualTo(5));
         assertThat(count(db, """
                 SELECT count(*) FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id
                  WHERE r.user_id = ? AND l.outcome = 'REPLAYED'""", user)).isEqualTo(4);

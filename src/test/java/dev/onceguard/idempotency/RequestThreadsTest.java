@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -27,6 +26,7 @@ import java.util.regex.Pattern;
 import static dev.onceguard.Database.count;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Which threads a request waits for. Here the replica runs local operations on two threads of their own, and new
@@ -63,11 +63,8 @@ class RequestThreadsTest {
         List<CompletableFuture<Response>> newOrders = List.of(
                 CompletableFuture.supplyAsync(() -> order(user, UUID.randomUUID().toString()), clients),
                 CompletableFuture.supplyAsync(() -> order(user, UUID.randomUUID().toString()), clients));
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (ordersWaitingForALock() < 2 && Instant.now().isBefore(deadline)) {
-            Thread.sleep(20);
-        }
-        assertThat(ordersWaitingForALock()).as("both threads wait for the lock").isEqualTo(2);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+                assertThat(ordersWaitingForALock()).as("both threads wait for the lock").isEqualTo(2));
         return newOrders;
     }
 
@@ -122,11 +119,8 @@ class RequestThreadsTest {
             CompletableFuture<Response> third = CompletableFuture.supplyAsync(
                     () -> order(user, UUID.randomUUID().toString()), clients);
 
-            Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-            while (localOperationsQueued() < 1 && Instant.now().isBefore(deadline)) {
-                Thread.sleep(20);
-            }
-            assertThat(localOperationsQueued()).as("the third order waits for a thread").isEqualTo(1);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+                    assertThat(localOperationsQueued()).as("the third order waits for a thread").isEqualTo(1));
             assertThat(ordersWaitingForALock()).as("not for the lock").isEqualTo(2);
 
             Response list = CompletableFuture.supplyAsync(() -> given().header("Authorization", TestTokens.bearer(user))

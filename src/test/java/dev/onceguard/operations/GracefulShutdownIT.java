@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The packaged service ({@code target/quarkus-app}, as {@code java -jar} runs it in the prod profile) gets SIGTERM
@@ -88,12 +89,9 @@ class GracefulShutdownIT {
                 "-jar", JAR.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(env);
         service = builder.start();
-        Instant deadline = Instant.now().plusSeconds(90);
-        while (status("/q/health/ready") != 200) {
-            assertThat(service.isAlive()).as("the service is running\n" + Files.readString(log)).isTrue();
-            assertThat(Instant.now()).as("ready within 90 s\n" + Files.readString(log)).isBefore(deadline);
-            Thread.sleep(200);
-        }
+        await().alias("ready within 90 s").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                .failFast(() -> assertThat(service.isAlive()).as("the service is running\n" + Files.readString(log)).isTrue())
+                .until(() -> status("/q/health/ready") == 200);
     }
 
     @AfterEach
@@ -170,34 +168,35 @@ class GracefulShutdownIT {
     }
 
     /** The sandbox has committed the charge: from here until the provider timeout the payment request is in flight. */
-    private void awaitTheProviderCharge(String orderId) throws Exception {
-        Instant deadline = Instant.now().plusSeconds(PROVIDER_TIMEOUT.toSeconds() - 2);
-        while (!http.send(HttpRequest.newBuilder(URI.create(base + "/sandbox/v1/payments?orderId=" + orderId)).build(),
-                HttpResponse.BodyHandlers.ofString()).body().contains(orderId)) {
-            assertThat(Instant.now()).as("the sandbox took the charge").isBefore(deadline);
-            Thread.sleep(50);
-        }
+    private void awaitTheProviderCharge(String orderId) {
+        await().alias("the sandbox took the charge").atMost(PROVIDER_TIMEOUT.minusSeconds(2))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> http.send(HttpRequest.newBuilder(URI.create(base + "/sandbox/v1/payments?orderId=" + orderId))
+                        .build(), HttpResponse.BodyHandlers.ofString()).body().contains(orderId));
     }
 
-    private void awaitStatus(String path, int expected, CompletableFuture<?> inFlight) throws Exception {
-        while (status(path) != expected) {
-            assertThat(inFlight).as("still in flight while waiting for %s to answer %d", path, expected).isNotDone();
-            Thread.sleep(20);
-        }
+    private void awaitStatus(String path, int expected, CompletableFuture<?> inFlight) {
+        await().atMost(PROVIDER_TIMEOUT).pollInterval(Duration.ofMillis(20))
+                .failFast(() -> assertThat(inFlight).as("still in flight while waiting for %s to answer %d", path, expected)
+                        .isNotDone())
+                .until(() -> status(path) == expected);
     }
 
     /** After the shutdown delay a new request is answered 503, or its connection refused, while the payment runs. */
-    private void awaitRefused(CompletableFuture<?> inFlight) throws Exception {
-        while (true) {
-            int status = status("/api/products");
-            if (status == 503 || status == -1) {
-                break;
-            }
-            assertThat(status).as("before the delay is over new requests are still served").isEqualTo(401);
-            assertThat(inFlight).as("still in flight while new requests start to be refused").isNotDone();
-            Thread.sleep(50);
-        }
+    private void awaitRefused(CompletableFuture<?> inFlight) {
+        await().atMost(PROVIDER_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                .failFast(() -> assertThat(inFlight).as("still in flight while new requests start to be refused")
+                        .isNotDone())
+                .until(() -> refusedOrStillServed(status("/api/products")));
         assertThat(inFlight).isNotDone();
+    }
+
+    private static boolean refusedOrStillServed(int status) {
+        if (status == 503 || status == -1) {
+            return true;
+        }
+        assertThat(status).as("before the delay is over new requests are still served").isEqualTo(401);
+        return false;
     }
 
     private HttpRequest post(String path, String body, String idempotencyKey) {

@@ -13,7 +13,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -26,6 +25,7 @@ import java.util.regex.Pattern;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * An anonymous client cannot blind the request metrics: requests to routes that do not exist (404, 405, a 401 or a
@@ -52,17 +52,12 @@ class UnmatchedRouteMetricsTest {
     }
 
     /**
-     * The request lines of {@code uri}, waiting up to 10 s for the first: a request is recorded once its response is
-     * written, which the client may see a moment before.
+     * The request lines of {@code uri}, waiting up to 30 s for the first: a request is recorded once its response is
+     * written, which the client may see a moment before (and a request whose client hung up, once the server notices).
      */
     private static List<String> recordedLines(String uri) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        List<String> recorded = requestLines(metrics(), uri);
-        while (recorded.isEmpty() && Instant.now().isBefore(deadline)) {
-            Thread.onSpinWait();
-            recorded = requestLines(metrics(), uri);
-        }
-        return recorded;
+        return await().alias("a request line of " + uri).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> requestLines(metrics(), uri), lines -> !lines.isEmpty());
     }
 
     @Test

@@ -7,12 +7,12 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A sandbox payment in the packaged artifact, through its REST client, webhook and outbox relay, to FULFILLED. The
@@ -41,15 +41,10 @@ class PackagedPaymentIT {
         assertThat(order.<Integer>path("fulfilment.notifications")).isEqualTo(1);
     }
 
-    private static Response fulfilled(String auth, String orderId) throws InterruptedException {
-        Instant deadline = Instant.now().plus(RELAY_RUNS_WITHIN);
-        Response order = given().header("Authorization", auth).get("/api/orders/" + orderId);
-        while (!"FULFILLED".equals(order.path("status"))) {
-            assertThat(Instant.now()).as("order %s is FULFILLED within %s; it is %s", orderId, RELAY_RUNS_WITHIN,
-                    order.path("status")).isBefore(deadline);
-            Thread.sleep(250);
-            order = given().header("Authorization", auth).get("/api/orders/" + orderId);
-        }
-        return order;
+    private static Response fulfilled(String auth, String orderId) {
+        return await().alias("order " + orderId + " is FULFILLED").atMost(RELAY_RUNS_WITHIN)
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> given().header("Authorization", auth).get("/api/orders/" + orderId),
+                        order -> "FULFILLED".equals(order.path("status")));
     }
 }

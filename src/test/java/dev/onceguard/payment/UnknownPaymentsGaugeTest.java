@@ -9,10 +9,10 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 
 import static dev.onceguard.Database.execute;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 @QuarkusTest
 class UnknownPaymentsGaugeTest {
@@ -44,10 +44,7 @@ class UnknownPaymentsGaugeTest {
                        now() - interval '41 days', now() - interval '40 days'
                   FROM orders WHERE order_id = ?""", paymentId, paymentId, orderId);
         try {
-            Instant deadline = Instant.now().plus(Duration.ofSeconds(15));
-            while (age() < FORTY_DAYS && Instant.now().isBefore(deadline)) {
-                Thread.sleep(250);
-            }
+            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).until(() -> age() >= FORTY_DAYS);
 
             assertThat(registry.get("onceguard.payments.unknown").gauge().value()).isGreaterThanOrEqualTo(1);
             assertThat(age()).as("from updated_at, not created_at").isBetween(FORTY_DAYS, FORTY_DAYS + 60);

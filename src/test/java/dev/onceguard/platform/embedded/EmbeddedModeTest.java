@@ -24,11 +24,14 @@ import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.time.Duration;
+import java.util.Objects;
 
 import static io.restassured.RestAssured.given;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_READ;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -230,15 +233,12 @@ class EmbeddedModeTest {
     }
 
     // The banner is printed once the HTTP server listens, asynchronously, so it may trail the test's start.
-    private String bannerCurlLine() throws Exception {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            Matcher curl = CURL_LINE.matcher(Files.exists(serviceLog) ? Files.readString(serviceLog) : "");
-            if (curl.find()) {
-                return curl.group();
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no curl line in " + serviceLog);
+    private String bannerCurlLine() {
+        return await().alias("a curl line in " + serviceLog).atMost(Duration.ofSeconds(10))
+                .until(() -> {
+                    Matcher curl = CURL_LINE.matcher(Files.exists(serviceLog) ? Files.readString(serviceLog) : "");
+                    return curl.find() ? curl.group() : null;
+                }, Objects::nonNull);
     }
 
     private static String runInShell(String command) throws Exception {
