@@ -37,6 +37,27 @@ function copyText(text) {
   return copied ? Promise.resolve() : Promise.reject(new Error("copy refused"));
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+// Drawn rather than typed: a character such as U+29C9 has no glyph in many fonts and shows as an empty box.
+const COPY_ICON = "M6 2h8v9H6z M3 5v9h8";
+const COPIED_ICON = "M3 8.5l3 3 7-7";
+
+function icon(path) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("width", "12");
+  svg.setAttribute("height", "12");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const shape = document.createElementNS(SVG, "path");
+  shape.setAttribute("d", path);
+  shape.setAttribute("fill", "none");
+  shape.setAttribute("stroke", "currentColor");
+  shape.setAttribute("stroke-width", "1.5");
+  svg.appendChild(shape);
+  return svg;
+}
+
 function copyButtons(root) {
   root.querySelectorAll(".mono").forEach((id) => {
     const text = id.textContent.trim();
@@ -49,7 +70,13 @@ function copyButtons(root) {
     button.title = "Copy";
     button.setAttribute("aria-label", "Copy " + text);
     button.dataset.copy = text;
-    id.insertAdjacentElement("afterend", button);
+    button.appendChild(icon(COPY_ICON));
+    // A cell or a description holds its button; beside it, the button would become a cell or an item of its own.
+    if (id.matches("td, th, dd, dt")) {
+      id.appendChild(button);
+    } else {
+      id.insertAdjacentElement("afterend", button);
+    }
   });
 }
 
@@ -61,9 +88,11 @@ document.addEventListener("click", (event) => {
   copyText(button.dataset.copy).then(() => {
     button.classList.add("copied");
     button.title = "Copied";
+    button.replaceChildren(icon(COPIED_ICON));
     setTimeout(() => {
       button.classList.remove("copied");
       button.title = "Copy";
+      button.replaceChildren(icon(COPY_ICON));
     }, 1500);
   }, () => {
     button.title = "Copying was refused: select the text and copy it";
