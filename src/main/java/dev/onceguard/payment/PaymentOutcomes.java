@@ -60,7 +60,11 @@ public class PaymentOutcomes {
         if (moved && target == Payment.Status.SUCCEEDED) {
             settlement.markPaid(payment.orderId(), payment.paymentId(), payment.userId(), cause, now);
         }
-        if (moved) {
+        if (moved && cause.kind().equals(Cause.WEBHOOK)) {
+            // the webhook inbox row and the payment's transitions keep this fact; a storm of redelivered events must
+            // not cost a log line each
+            LOG.debugf("payment %s -> %s (%s) order=%s", payment.paymentId(), target, cause, payment.orderId());
+        } else if (moved) {
             LOG.infof("payment %s -> %s (%s) order=%s", payment.paymentId(), target, cause, payment.orderId());
         }
         return moved;

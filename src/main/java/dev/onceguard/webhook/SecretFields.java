@@ -19,8 +19,19 @@ public final class SecretFields {
 
     public static final String HIDDEN = "[not shown]";
     private static final Pattern SECRET_NAME = Pattern.compile(".*(secret|token|password|api_?key|signature).*");
+    /** What a JSON text must contain for one of its names to match {@link #SECRET_NAME}: a word, or an escape. */
+    private static final Pattern SECRET_NAME_POSSIBLE = Pattern.compile(
+            "secret|token|password|api_?key|signature|\\\\u", Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
 
     private SecretFields() {
+    }
+
+    /**
+     * Whether a name in this JSON text may be secret-looking; when not, {@link #hide} would change nothing and the
+     * text need not be read. A name spelled with escaped characters counts as possibly secret.
+     */
+    public static boolean mayNameOne(String json) {
+        return SECRET_NAME_POSSIBLE.matcher(json).find();
     }
 
     /** Replaces, in place, every non-null value under a secret-looking name; whether it replaced any. */

@@ -1,41 +1,199 @@
 package dev.onceguard.webhook;
 
+import dev.onceguard.platform.Timestamps;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.narayana.jta.QuarkusTransaction;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.context.api.ManagedExecutorConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.context.ManagedExecutor;
+import org.eclipse.microprofile.context.ThreadContext;
 import org.jboss.logging.Logger;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One row per authentic delivery of an inbox event ({@code webhook_deliveries}): when it came and what it was
- * answered, for the console's event page. Written after the delivery's own transaction; a failure to write it is
- * logged and never changes the provider's answer.
+ * answered, for the console's event page; and each inbox event's {@code delivery_count} and
+ * {@code last_delivered_at} for the deliveries after its first. Both are kept off the request path, as the
+ * idempotency request log is: a delivery only appends to memory, and every
+ * {@code onceguard.webhooks.delivery-log.flush-every} (or as soon as
+ * {@code onceguard.webhooks.delivery-log.batch-rows} are pending) one transaction writes the batch. A crash loses at
+ * most the last interval's rows and counts, never an event or what it did: those are written on the request path.
+ * A batch the database refuses stays in memory for the next flush and never changes a provider's answer.
  */
 @ApplicationScoped
 public class WebhookDeliveryLog {
 
+    /** One delivery as the log stores it; {@code counted}: a delivery after the event's first, added to its count. */
+    record Delivery(String provider, String eventId, Instant at, String outcome, int httpStatus, boolean counted) {
+    }
+
+    private record Event(String provider, String eventId) implements Comparable<Event> {
+        @Override
+        public int compareTo(Event other) {
+            int byProvider = provider.compareTo(other.provider);
+            return byProvider != 0 ? byProvider : eventId.compareTo(other.eventId);
+        }
+    }
+
+    private record Redeliveries(int count, Instant lastAt) {
+    }
+
     private static final Logger LOG = Logger.getLogger(WebhookDeliveryLog.class);
 
     private final AgroalDataSource dataSource;
+    private final ManagedExecutor workers;
+    private final int batchRows;
+    /** Off in tests: each delivery is then written before it is answered, so that what a test reads is what it sent. */
+    private final boolean batches;
+    private final ConcurrentLinkedQueue<Delivery> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pendingRows = new AtomicInteger();
+    private final AtomicBoolean flushHandedOver = new AtomicBoolean();
+    /** Set while the database refuses batches: then only the interval retries, so that no delivery hands over more. */
+    private volatile boolean lastFlushFailed;
 
-    public WebhookDeliveryLog(AgroalDataSource dataSource) {
+    /** @param workers Quarkus's worker pool, carrying none of the delivery's contexts over to the flush */
+    public WebhookDeliveryLog(AgroalDataSource dataSource,
+                              @ManagedExecutorConfig(propagated = {}, cleared = ThreadContext.ALL_REMAINING)
+                              ManagedExecutor workers,
+                              @ConfigProperty(name = "onceguard.webhooks.delivery-log.flush-every") String flushEvery,
+                              @ConfigProperty(name = "onceguard.webhooks.delivery-log.batch-rows") int batchRows) {
         this.dataSource = dataSource;
+        this.workers = workers;
+        this.batchRows = batchRows;
+        this.batches = !"off".equals(flushEvery);
     }
 
-    void record(String provider, String eventId, DeliveryOutcome outcome, int httpStatus) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement insert = connection.prepareStatement("""
-                     INSERT INTO webhook_deliveries (inbox_id, delivered_at, outcome, http_status)
-                     SELECT id, now(), ?, ? FROM webhook_inbox WHERE provider = ? AND event_id = ?""")) {
-            insert.setString(1, outcome.label());
-            insert.setInt(2, httpStatus);
-            insert.setString(3, provider);
-            insert.setString(4, eventId);
-            insert.executeUpdate();
-        } catch (SQLException e) {
-            LOG.warnf("webhook %s: delivery of event %s not logged (SQLState %s)", provider, eventId, e.getSQLState());
+    /**
+     * Logs one delivery, answered {@code outcome} with {@code httpStatus}; {@code counted} when it was not the one that
+     * recorded the event, so that the event's delivery count grows by one.
+     */
+    void record(String provider, String eventId, DeliveryOutcome outcome, int httpStatus, boolean counted) {
+        append(new Delivery(provider, eventId, Timestamps.now(), outcome.label(), httpStatus, counted));
+        if (!batches) {
+            flush();
         }
+    }
+
+    /** Adds a delivery to the next batch; the delivery that makes it {@code batch-rows} long hands a flush over. */
+    void append(Delivery delivery) {
+        pending.add(delivery);
+        if (pendingRows.incrementAndGet() >= batchRows && batches && !lastFlushFailed
+                && flushHandedOver.compareAndSet(false, true)) {
+            handFlushToAWorker();
+        }
+    }
+
+    private void handFlushToAWorker() {
+        try {
+            workers.execute(() -> {
+                try {
+                    flush();
+                } finally {
+                    flushHandedOver.set(false);
+                }
+            });
+        } catch (RejectedExecutionException rejected) { // shutting down: the shutdown flush writes them
+            flushHandedOver.set(false);
+        }
+    }
+
+    @Scheduled(identity = "webhook-delivery-log", every = "${onceguard.webhooks.delivery-log.flush-every}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        flush();
+    }
+
+    /** Writes everything appended so far in one transaction; on failure the batch stays for the next flush. */
+    synchronized void flush() {
+        List<Delivery> batch = new ArrayList<>();
+        for (Delivery delivery; (delivery = pending.poll()) != null; ) {
+            batch.add(delivery);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        pendingRows.addAndGet(-batch.size());
+        try {
+            QuarkusTransaction.requiringNew().run(() -> write(batch));
+            lastFlushFailed = false;
+        } catch (RuntimeException e) {
+            lastFlushFailed = true;
+            pending.addAll(batch);
+            pendingRows.addAndGet(batch.size());
+            LOG.warnf("webhook delivery log batch of %d rows not saved, kept for the next flush: %s", batch.size(),
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * The counts first, per event in (provider, event id) order, so that two replicas flushing at once lock the
+     * inbox rows in the same order; then the rows. A delivery whose event retention has meanwhile deleted writes
+     * nothing. Committed without waiting for the disk, as the request log's batches are: a crash may lose it anyway.
+     */
+    private void write(List<Delivery> batch) {
+        Map<Event, Redeliveries> counts = new TreeMap<>();
+        for (Delivery delivery : batch) {
+            if (delivery.counted()) {
+                counts.merge(new Event(delivery.provider(), delivery.eventId()), new Redeliveries(1, delivery.at()),
+                        (a, b) -> new Redeliveries(a.count() + b.count(), a.lastAt().isAfter(b.lastAt()) ? a.lastAt() : b.lastAt()));
+            }
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            try (PreparedStatement settings = connection.prepareStatement(
+                    "SELECT set_config('synchronous_commit', 'off', true)")) {
+                settings.executeQuery().close();
+            }
+            if (!counts.isEmpty()) {
+                try (PreparedStatement count = connection.prepareStatement("""
+                        UPDATE webhook_inbox i
+                           SET delivery_count = i.delivery_count + c.deliveries,
+                               last_delivered_at = GREATEST(i.last_delivered_at, c.last_at)
+                          FROM unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[])
+                               AS c(provider, event_id, deliveries, last_at)
+                         WHERE i.provider = c.provider AND i.event_id = c.event_id""")) {
+                    count.setArray(1, connection.createArrayOf("text", counts.keySet().stream().map(Event::provider).toArray()));
+                    count.setArray(2, connection.createArrayOf("text", counts.keySet().stream().map(Event::eventId).toArray()));
+                    count.setArray(3, connection.createArrayOf("integer", counts.values().stream().map(Redeliveries::count).toArray()));
+                    count.setArray(4, connection.createArrayOf("timestamptz",
+                            counts.values().stream().map(r -> r.lastAt().toString()).toArray()));
+                    count.executeUpdate();
+                }
+            }
+            try (PreparedStatement rows = connection.prepareStatement("""
+                    INSERT INTO webhook_deliveries (inbox_id, delivered_at, outcome, http_status)
+                    SELECT i.id, d.delivered_at, d.outcome, d.http_status
+                      FROM unnest(?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
+                           AS d(provider, event_id, delivered_at, outcome, http_status)
+                      JOIN webhook_inbox i ON i.provider = d.provider AND i.event_id = d.event_id""")) {
+                rows.setArray(1, connection.createArrayOf("text", batch.stream().map(Delivery::provider).toArray()));
+                rows.setArray(2, connection.createArrayOf("text", batch.stream().map(Delivery::eventId).toArray()));
+                rows.setArray(3, connection.createArrayOf("timestamptz", batch.stream().map(d -> d.at().toString()).toArray()));
+                rows.setArray(4, connection.createArrayOf("text", batch.stream().map(Delivery::outcome).toArray()));
+                rows.setArray(5, connection.createArrayOf("integer", batch.stream().map(Delivery::httpStatus).toArray()));
+                rows.executeUpdate();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("SQLState " + e.getSQLState(), e);
+        }
+    }
+
+    void saveOnShutdown(@Observes ShutdownEvent event) {
+        flush();
     }
 }

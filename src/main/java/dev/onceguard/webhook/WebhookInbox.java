@@ -62,6 +62,10 @@ public class WebhookInbox {
     private record Claimed(long id, String provider, String payload) {
     }
 
+    /** What a delivery that reached the database came to, the event's inbox status after it, and whether the event was there before. */
+    private record Received(DeliveryOutcome outcome, String status, boolean redelivered) {
+    }
+
     private final EntityManager em;
     private final PaymentOutcomes outcomes;
     private final PaymentService payments;
@@ -70,12 +74,16 @@ public class WebhookInbox {
     private final WebhookMetrics metrics;
     private final Duration lockTimeout;
     private final ObjectMapper json;
+    private final FinishedEvents finished;
+    private final WebhookDeliveryLog deliveries;
 
     public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentRows rows,
                         PaymentProviders providers, WebhookMetrics metrics,
                         @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout,
-                        ObjectMapper json) {
+                        ObjectMapper json, FinishedEvents finished, WebhookDeliveryLog deliveries) {
         this.em = em;
+        this.finished = finished;
+        this.deliveries = deliveries;
         this.json = json;
         this.outcomes = outcomes;
         this.payments = payments;
@@ -86,15 +94,21 @@ public class WebhookInbox {
     }
 
     /**
-     * Records and applies one authentic delivery; {@link DeliveryOutcome#FAILED} when applying it threw. The body is
-     * stored without its secrets (see {@link SecretFields}); its signature was checked on the bytes as received.
+     * Records and applies one authentic delivery and logs it ({@link WebhookDeliveryLog});
+     * {@link DeliveryOutcome#FAILED} when applying it threw. An event this replica has seen settled
+     * ({@link FinishedEvents}) is a duplicate at once, without a statement; any other delivery asks the database,
+     * whose unique (provider, event id) decides. The body is stored without its secrets (see {@link SecretFields}); its
+     * signature was checked on the bytes as received.
      */
     public DeliveryOutcome receive(String provider, ProviderEvent event, byte[] body) {
         LogContext.put(LogContext.PROVIDER_EVENT_ID, event.eventId());
+        if (finished.contains(provider, event.eventId())) {
+            return answered(provider, event, DeliveryOutcome.DUPLICATE, true);
+        }
         String payload = storable(body);
-        DeliveryOutcome outcome;
+        Received received;
         try {
-            outcome = QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload));
+            received = QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload));
         } catch (RuntimeException e) {
             metrics.count(provider, DeliveryOutcome.FAILED);
             String error = describe(e);
@@ -105,15 +119,30 @@ public class WebhookInbox {
                 e.addSuppressed(again);
                 throw e;
             }
+            deliveries.record(provider, event.eventId(), DeliveryOutcome.FAILED, 500, false);
             return DeliveryOutcome.FAILED;
         }
+        finished.rememberIfSettled(provider, event.eventId(), received.status());
+        return answered(provider, event, received.outcome(), received.redelivered());
+    }
+
+    private DeliveryOutcome answered(String provider, ProviderEvent event, DeliveryOutcome outcome, boolean redelivered) {
         metrics.count(provider, outcome);
+        deliveries.record(provider, event.eventId(), outcome, 200, redelivered);
         LOG.debugf("webhook %s event %s (%s) accepted: %s", provider, event.eventId(), event.type(), outcome.label());
         return outcome;
     }
 
-    /** The body as received, or, when it carries a secret, re-serialized with every secret replaced. */
+    /**
+     * The body as received, or, when it carries a secret, re-serialized with every secret replaced. A body in which
+     * no secret-looking name can occur (none of the words, no escaped character that could spell one) is stored as
+     * received without being read again.
+     */
     private String storable(byte[] body) {
+        String text = new String(body, StandardCharsets.UTF_8);
+        if (!SecretFields.mayNameOne(text)) {
+            return text;
+        }
         JsonNode tree;
         try {
             tree = json.reader().with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).readTree(body);
@@ -121,7 +150,7 @@ public class WebhookInbox {
             throw new IllegalArgumentException("an authentic webhook body that was read as JSON no longer is", e);
         }
         if (!SecretFields.hide(tree)) {
-            return new String(body, StandardCharsets.UTF_8);
+            return text;
         }
         try {
             return json.writeValueAsString(tree);
@@ -153,17 +182,22 @@ public class WebhookInbox {
         }
     }
 
-    private DeliveryOutcome recordAndApply(String provider, ProviderEvent event, String payload) {
+    /**
+     * The inbox row first: inserted, the event is this delivery's to apply; already there, the row is locked and its
+     * status says whether it is a duplicate (settled) or to be applied again (failed, parked, or received by a
+     * delivery whose transaction rolled back). A concurrent first delivery of the same event makes the insert wait
+     * until it commits. The same statement bounds every lock wait of the transaction (see {@link #limitLockWaits}).
+     */
+    private Received recordAndApply(String provider, ProviderEvent event, String payload) {
         Instant now = Timestamps.now();
-        Object[] row = (Object[]) em.createNativeQuery("""
+        List<?> inserted = em.createNativeQuery("""
                         INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
                             payload, status, received_at, last_delivered_at)
-                        VALUES (:provider, :eventId, :type, :providerPaymentId, :created,
-                            CAST(:payload AS jsonb), 'RECEIVED', :now, :now)
-                        ON CONFLICT (provider, event_id) DO UPDATE
-                            SET delivery_count = webhook_inbox.delivery_count + 1,
-                                last_delivered_at = EXCLUDED.last_delivered_at
-                        RETURNING id, status""")
+                        SELECT :provider, :eventId, :type, :providerPaymentId, :created,
+                            CAST(:payload AS jsonb), 'RECEIVED', :now, :now
+                          FROM (SELECT set_config('lock_timeout', :timeout, true)) AS lock_waits
+                        ON CONFLICT (provider, event_id) DO NOTHING
+                        RETURNING id""")
                 .unwrap(NativeQuery.class)
                 .setParameter("provider", provider)
                 .setParameter("eventId", event.eventId())
@@ -172,16 +206,28 @@ public class WebhookInbox {
                 .setParameter("created", event.created(), StandardBasicTypes.INSTANT)
                 .setParameter("payload", payload)
                 .setParameter("now", now)
-                .getSingleResult();
-        long id = ((Number) row[0]).longValue();
-        String status = (String) row[1];
-        if (status.equals("PROCESSED") || status.equals("IGNORED") || status.equals("REJECTED")) {
-            return DeliveryOutcome.DUPLICATE;
+                .setParameter("timeout", lockTimeout.toMillis() + "ms")
+                .getResultList();
+        boolean redelivered = inserted.isEmpty();
+        long id;
+        if (redelivered) {
+            Object[] row = (Object[]) em.createNativeQuery(
+                            "SELECT id, status FROM webhook_inbox WHERE provider = :provider AND event_id = :eventId FOR UPDATE")
+                    .setParameter("provider", provider)
+                    .setParameter("eventId", event.eventId())
+                    .getSingleResult();
+            id = ((Number) row[0]).longValue();
+            String status = (String) row[1];
+            if (status.equals("PROCESSED") || status.equals("IGNORED") || status.equals("REJECTED")) {
+                return new Received(DeliveryOutcome.DUPLICATE, status, true);
+            }
+        } else {
+            id = ((Number) inserted.get(0)).longValue();
         }
         Decision decision = apply(provider, event, Cause.webhook(event.eventId()));
         finish(id, decision);
         metrics.countEvent(provider, decision.outcome());
-        return decision.outcome();
+        return new Received(decision.outcome(), decision.outcome().name(), redelivered);
     }
 
     private void recordFailure(String provider, ProviderEvent event, String payload, String error) {
@@ -225,6 +271,7 @@ public class WebhookInbox {
 
     private DeliveryOutcome reapply(Claimed claimed, Cause cause) {
         ProviderEvent event = storedEvent(claimed);
+        limitLockWaits();
         Decision decision = apply(claimed.provider(), event, cause);
         finish(claimed.id(), decision);
         metrics.countEvent(claimed.provider(), decision.outcome());
@@ -257,6 +304,9 @@ public class WebhookInbox {
                 .setParameter("provider", learned.provider())
                 .setParameter("providerPaymentId", learned.providerPaymentId())
                 .getResultList();
+        if (!parked.isEmpty()) {
+            limitLockWaits();
+        }
         for (Object[] row : parked) {
             Claimed claimed = new Claimed(((Number) row[0]).longValue(), (String) row[1], (String) row[2]);
             ProviderEvent event = storedEvent(claimed);
@@ -268,16 +318,21 @@ public class WebhookInbox {
         }
     }
 
-    /** The state machine step of one event, inside the inbox row's transaction. */
+    /**
+     * A webhook must answer quickly: waiting long on a row that another transaction holds is a failure the provider's
+     * next delivery retries, not a reason to keep the request open. A delivery sets this in its first statement.
+     */
+    private void limitLockWaits() {
+        em.createNativeQuery("SELECT set_config('lock_timeout', :timeout, true)")
+                .setParameter("timeout", lockTimeout.toMillis() + "ms")
+                .getSingleResult();
+    }
+
+    /** The state machine step of one event, inside the inbox row's transaction, lock waits limited. */
     private Decision apply(String provider, ProviderEvent event, Cause cause) {
         if (event.status() == null) {
             return new Decision(DeliveryOutcome.IGNORED, "event type not handled", null);
         }
-        // A webhook must answer quickly: waiting long on a row that another transaction holds is a failure the
-        // provider's next delivery retries, not a reason to keep the request open.
-        em.createNativeQuery("SELECT set_config('lock_timeout', :timeout, true)")
-                .setParameter("timeout", lockTimeout.toMillis() + "ms")
-                .getSingleResult();
         Optional<Payment> match = match(provider, event);
         if (match.isEmpty()) {
             return new Decision(DeliveryOutcome.PENDING_MATCH, "no payment with provider payment id "

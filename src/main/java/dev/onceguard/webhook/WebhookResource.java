@@ -42,15 +42,13 @@ public class WebhookResource {
     private final PaymentProviders providers;
     private final WebhookInbox inbox;
     private final WebhookMetrics metrics;
-    private final WebhookDeliveryLog deliveries;
     private final JsonRequests json;
 
     public WebhookResource(PaymentProviders providers, WebhookInbox inbox, WebhookMetrics metrics,
-                           WebhookDeliveryLog deliveries, JsonRequests json) {
+                           JsonRequests json) {
         this.providers = providers;
         this.inbox = inbox;
         this.metrics = metrics;
-        this.deliveries = deliveries;
         this.json = json;
     }
 
@@ -77,7 +75,6 @@ public class WebhookResource {
         json.tree(bytes);
         ProviderEvent event = read(provider, bytes);
         DeliveryOutcome outcome = inbox.receive(provider.name(), event, bytes);
-        deliveries.record(provider.name(), event.eventId(), outcome, outcome == DeliveryOutcome.FAILED ? 500 : 200);
         if (outcome == DeliveryOutcome.FAILED) {
             throw new ProblemException(Problem.of(500, "WEBHOOK_PROCESSING_FAILED", "Webhook processing failed",
                     "The event was recorded but applying it failed; deliver it again later."));
