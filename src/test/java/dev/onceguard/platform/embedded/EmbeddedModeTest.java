@@ -125,6 +125,18 @@ class EmbeddedModeTest {
     }
 
     @Test
+    void theBannerPrintsTheDemoTokenOnALineOfItsOwnAndTheJarToRun() throws Exception {
+        String curl = bannerCurlLine();
+        String token = curl.replaceFirst(".*Authorization: Bearer ([^']+)'.*", "$1");
+
+        List<String> lines = Files.readAllLines(serviceLog);
+        int heading = lines.indexOf(lines.stream().filter(line -> line.startsWith("Token of demo-user ("))
+                .findFirst().orElseThrow());
+        assertThat(lines.get(heading + 1)).as("the line under the heading, to paste as TOKEN=").isEqualTo(token);
+        assertThat(Files.readString(serviceLog)).contains("java -jar target/quarkus-app/quarkus-run.jar demo-token");
+    }
+
+    @Test
     void theAdminPasswordIsInItsFileAndNeverInTheLog() throws Exception {
         bannerCurlLine();
         String password = adminLogin().getProperty("password");
