@@ -41,6 +41,11 @@ public final class ConsoleLinks {
         return "/console/search?q=" + queryValue(query);
     }
 
+    /** The order's own page: the order and every operation on it. */
+    public static String order(String orderId) {
+        return "/console/orders/" + pathSegment(orderId);
+    }
+
     public static String operationsOfOrder(String orderId) {
         return OperationFilter.PATH + "?order=" + queryValue(orderId);
     }

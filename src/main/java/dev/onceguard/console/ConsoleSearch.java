@@ -89,6 +89,8 @@ public class ConsoleSearch {
         found.put("User", users(matching));
         found.put("Webhook event", webhookEvents(matching));
         found.put("Outbox event", outboxEvents(query));
+        found.put("Licence", effects("licenses", "license_id", "Licence", matching));
+        found.put("Notification", effects("notifications", "notification_id", "Notification", matching));
         List<Group> groups = new ArrayList<>();
         found.forEach((kind, matches) -> {
             if (!matches.isEmpty()) {
@@ -136,8 +138,18 @@ public class ConsoleSearch {
                          ORDER BY o.order_id LIMIT ?""",
                 row -> new Match("Order", row.getString("order_id"), row.getString("status") + ", "
                         + row.getBigDecimal("total") + " " + row.getString("currency") + ", user " + row.getString("user_id"),
-                        instant(row, "created_at"), recordOr(row.getObject("record_id"),
-                        ConsoleLinks.operationsOfOrder(row.getString("order_id")))),
+                        instant(row, "created_at"), row.getObject("record_id") == null
+                        ? ConsoleLinks.operationsOfOrder(row.getString("order_id"))
+                        : ConsoleLinks.order(row.getString("order_id"))),
+                m.with(PER_KIND + 1));
+    }
+
+    /** A licence or a notification id: found in its table by primary key, leading to its order's page. */
+    private List<Match> effects(String table, String column, String kind, Matching m) {
+        return reads.list("SELECT " + column + " AS id, order_id, created_at FROM " + table + " WHERE " + m.on(column)
+                        + " ORDER BY " + column + " LIMIT ?",
+                row -> new Match(kind, row.getString("id"), "of order " + row.getString("order_id"),
+                        instant(row, "created_at"), ConsoleLinks.order(row.getString("order_id"))),
                 m.with(PER_KIND + 1));
     }
 
@@ -235,7 +247,8 @@ public class ConsoleSearch {
                 row -> new Match("Outbox event", "#" + row.getLong("id"), row.getString("event_type") + " of "
                         + row.getString("aggregate_type") + " " + row.getString("aggregate_id") + ", "
                         + row.getString("status"), instant(row, "created_at"),
-                        recordOr(row.getObject("record_id"), "/console/outbox?status=" + row.getString("status"))),
+                        row.getObject("record_id") != null ? ConsoleLinks.order(row.getString("aggregate_id"))
+                        : "/console/outbox?status=" + row.getString("status")),
                 Long.parseLong(digits));
     }
 

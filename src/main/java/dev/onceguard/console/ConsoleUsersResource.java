@@ -27,11 +27,13 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 public class ConsoleUsersResource {
 
     static final int ORDERS_SHOWN = 10;
+    static final int TURNED_AWAY_SHOWN = 20;
 
     @CheckedTemplate
     static class Templates {
         static native TemplateInstance user(String userId, String window, KeysetPage<OperationRow> page, Pager pager,
-                                            List<OperationLists.UserOrder> orders, CustomerCharges.Charges charges);
+                                            List<OperationLists.UserOrder> orders, CustomerCharges.Charges charges,
+                                            List<OperationLists.TurnedAway> turnedAway);
     }
 
     private final OperationLists lists;
@@ -60,6 +62,7 @@ public class ConsoleUsersResource {
         KeysetPage<OperationRow> marked = new KeysetPage<>(lists.withDoubleSubmissions(page.rows(), window), page.next());
         return HtmlResponses.page(200, Templates.user(userId, Verdict.span(window), marked,
                 Pager.of(ConsoleLinks.user(userId), position.isPresent(), page.next()),
-                lists.ordersOf(userId, ORDERS_SHOWN), charges.of(userId, period)));
+                lists.ordersOf(userId, ORDERS_SHOWN), charges.of(userId, period),
+                lists.turnedAwayOf(userId, TURNED_AWAY_SHOWN)));
     }
 }

@@ -31,17 +31,29 @@ public class CustomerCharges {
     /** One charge; {@code intentId} is the create-order record, {@code paymentRecordId} the payment's own. */
     public record Charge(String paymentId, String orderId, BigDecimal amount, String currency, String provider,
                          String providerPaymentId, Instant chargedAt, Long intentId, String intentKey,
-                         String fingerprint, Long paymentRecordId, List<String> sameCartAs) {
+                         String fingerprint, Long paymentRecordId, List<SameCart> sameCartAs) {
 
         public String href() {
             if (intentId != null) {
                 return ConsoleLinks.operation(intentId);
             }
-            return paymentRecordId == null ? ConsoleLinks.operationsOfOrder(orderId) : ConsoleLinks.operation(paymentRecordId);
+            return paymentRecordId == null ? ConsoleLinks.order(orderId) : ConsoleLinks.operation(paymentRecordId);
         }
 
         public boolean possibleDoubleSubmission() {
             return !sameCartAs.isEmpty();
+        }
+
+        public String orderHref() {
+            return ConsoleLinks.order(orderId);
+        }
+    }
+
+    /** Another charge of the same cart within the window: its payment and the order it paid for. */
+    public record SameCart(String paymentId, String orderId) {
+
+        public String orderHref() {
+            return ConsoleLinks.order(orderId);
         }
     }
 
@@ -53,8 +65,9 @@ public class CustomerCharges {
 
     public record Charges(Period period, List<Charge> charges, List<Total> totals, boolean capped, String window) {
 
+        /** Pairs of charges of the same cart within the window, each pair counted once. */
         public long doubleSubmissions() {
-            return charges.stream().filter(Charge::possibleDoubleSubmission).count();
+            return charges.stream().mapToLong(charge -> charge.sameCartAs().size()).sum() / 2;
         }
     }
 
@@ -128,11 +141,11 @@ public class CustomerCharges {
     private List<Charge> markSameCart(List<Charge> charges) {
         List<Charge> marked = new ArrayList<>();
         for (Charge charge : charges) {
-            List<String> same = new ArrayList<>();
+            List<SameCart> same = new ArrayList<>();
             for (Charge other : charges) {
                 if (other != charge && charge.fingerprint() != null && charge.fingerprint().equals(other.fingerprint())
                         && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0) {
-                    same.add(other.paymentId());
+                    same.add(new SameCart(other.paymentId(), other.orderId()));
                 }
             }
             marked.add(new Charge(charge.paymentId(), charge.orderId(), charge.amount(), charge.currency(),

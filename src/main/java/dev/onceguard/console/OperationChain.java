@@ -21,15 +21,15 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
         return ConsoleLinks.user(record.userId());
     }
 
-    public String orderOperationsHref() {
-        return order == null ? null : ConsoleLinks.operationsOfOrder(order.orderId());
+    public String orderHref() {
+        return order == null ? null : ConsoleLinks.order(order.orderId());
     }
 
     public record KeyRecord(long id, String key, String userId, String operation, String status, String fingerprint,
                             String recoveryPoint, Instant leaseExpiresAt, Integer responseStatus, String refusalCode,
                             String refusalTitle, String resourceType, String resourceId, String requestId,
                             int replayCount, Instant lastReplayedAt, Instant createdAt, Instant completedAt,
-                            Instant expiresAt) {
+                            Instant expiresAt, RecordEnding ending) {
 
         public String statusClass() {
             return StatusBadges.idempotencyRecord(status, leaseExpiresAt);
@@ -55,9 +55,13 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
         }
     }
 
-    public record WebhookEvent(String provider, String eventId, String eventType, String providerPaymentId,
+    public record WebhookEvent(long id, String provider, String eventId, String eventType, String providerPaymentId,
                                String status, String reason, int deliveryCount, Instant receivedAt,
                                Instant lastDeliveredAt, Instant processedAt) {
+
+        public String href() {
+            return ConsoleLinks.webhookEvent(id);
+        }
 
         public String statusClass() {
             return StatusBadges.webhookEvent(status);
@@ -87,14 +91,14 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
             };
         }
 
-        /** The page about the cause: the job's runs, the audit log, the inbox, the outbox. */
+        /** The page about the cause: the job's runs, the audit log, the inbox, the outbox event (by search). */
         public String causeHref() {
             return switch (cause) {
                 case Cause.WEBHOOK -> "/console/webhooks";
                 case Cause.RECONCILIATION -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.RECONCILIATION;
                 case Cause.LEASE_RECOVERY -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.LEASE_RECOVERY;
                 case Cause.ADMIN -> "/console/audit";
-                case Cause.FULFILMENT -> "/console/outbox";
+                case Cause.FULFILMENT -> ConsoleLinks.search("#" + causeRef);
                 default -> null;
             };
         }

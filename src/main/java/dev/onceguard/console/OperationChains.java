@@ -99,7 +99,7 @@ public class OperationChains {
                 (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count(),
                 webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
                 (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
-                sameCart, doubleSubmissionWindow, now), story, jobs);
+                sameCart, doubleSubmissionWindow, now), story, jobs, record.ending());
         List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,
                 outboxEvents, effects, sameCart, story);
         return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,
@@ -111,7 +111,8 @@ public class OperationChains {
                         SELECT id, idempotency_key, user_id, operation, status, fingerprint, recovery_point,
                                lease_expires_at, response_status, response_headers ->> 'Content-Type' AS content_type,
                                response_body, resource_type, resource_id, request_id, replay_count, last_replayed_at,
-                               created_at, completed_at, expires_at
+                               created_at, completed_at, expires_at, ending_recorded, finished_by, finished_by_ref,
+                               first_answer_status, first_answered_at
                           FROM idempotency_records WHERE id = ?""",
                 row -> {
                     JsonNode problem = problemOf(row);
@@ -121,7 +122,11 @@ public class OperationChains {
                             nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
                             row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
                             row.getInt("replay_count"), instant(row, "last_replayed_at"), instant(row, "created_at"),
-                            instant(row, "completed_at"), instant(row, "expires_at"));
+                            instant(row, "completed_at"), instant(row, "expires_at"),
+                            new RecordEnding(row.getBoolean("ending_recorded"), row.getString("finished_by"),
+                                    row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
+                                    instant(row, "first_answered_at"), row.getString("request_id"),
+                                    instant(row, "created_at"), instant(row, "completed_at")));
                 },
                 recordId);
     }
@@ -205,12 +210,12 @@ public class OperationChains {
                 .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
         return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
                 record.leaseExpiresAt(), payment.get().status(), moves,
-                requests, charges, jobs, now));
+                requests, charges, jobs, now, record.ending()));
     }
 
     private List<WebhookEvent> webhookEvents(String orderId) {
         return reads.list("""
-                        SELECT w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
+                        SELECT w.id, w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
                                w.delivery_count, w.received_at, w.last_delivered_at, w.processed_at
                           FROM webhook_inbox w
                          WHERE w.id IN (SELECT w2.id FROM payments p
@@ -221,7 +226,7 @@ public class OperationChains {
                                         SELECT w3.id FROM payments p JOIN webhook_inbox w3 ON w3.payment_id = p.payment_id
                                          WHERE p.order_id = ?)
                          ORDER BY w.received_at, w.id""",
-                row -> new WebhookEvent(row.getString("provider"), row.getString("event_id"), row.getString("event_type"),
+                row -> new WebhookEvent(row.getLong("id"), row.getString("provider"), row.getString("event_id"), row.getString("event_type"),
                         row.getString("provider_payment_id"), row.getString("status"), row.getString("reason"),
                         row.getInt("delivery_count"), instant(row, "received_at"), instant(row, "last_delivered_at"),
                         instant(row, "processed_at")),
@@ -292,13 +297,16 @@ public class OperationChains {
         for (String side : List.of("created_at <= ? ORDER BY created_at DESC, id DESC",
                 "created_at > ? ORDER BY created_at, id")) {
             found.addAll(reads.list("""
-                            SELECT id, idempotency_key, status, created_at FROM idempotency_records
+                            SELECT id, idempotency_key, status, created_at,
+                                   CASE WHEN resource_type = 'order' THEN resource_id END AS order_id
+                              FROM idempotency_records
                              WHERE user_id = ? AND fingerprint = ? AND operation = ? AND id <> ? AND """ + " " + side
                             + " LIMIT ?",
                     row -> {
                         Instant createdAt = instant(row, "created_at");
                         return new Verdict.SameCart(row.getLong("id"), row.getString("idempotency_key"),
-                                row.getString("status"), createdAt, Duration.between(record.createdAt(), createdAt).abs());
+                                row.getString("status"), createdAt, Duration.between(record.createdAt(), createdAt).abs(),
+                                row.getString("order_id"));
                     },
                     record.userId(), record.fingerprint(), record.operation(), record.id(), record.createdAt(),
                     SAME_CART_SHOWN));
@@ -309,6 +317,17 @@ public class OperationChains {
     /** The start of a fingerprint, enough to tell two apart in the timeline; the tables show them whole. */
     private static String prefix(String fingerprint) {
         return fingerprint.substring(0, Math.min(12, fingerprint.length())) + "…";
+    }
+
+    private static TimelineEntry finished(KeyRecord record, String title) {
+        return new TimelineEntry(record.completedAt(), title, "The record became " + record.status()
+                + "; every retry with this key from now on gets this stored answer.", record.ending().finisherHref());
+    }
+
+    /** " by lease recovery (run 41)", or nothing when the record does not say (finished before it was kept). */
+    private static String finishedByText(RecordEnding ending) {
+        return ending.known() && ending.finishedBy() != null ? " by " + ending.finisherText()
+                : ending.recorded() ? "" : " (what finished it was not recorded then)";
     }
 
     private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
@@ -322,14 +341,20 @@ public class OperationChains {
         if (story != null) {
             entries.addAll(story.answers());
             if (record.completedAt() != null) {
-                entries.add(new TimelineEntry(record.completedAt(), "Operation finished: stored answer "
-                        + record.responseStatus(), "The record became " + record.status()
-                        + "; every retry with this key from now on gets this stored answer.", null));
+                entries.add(finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
+                        + record.responseStatus()));
             }
         } else if (record.completedAt() != null) {
-            entries.add(new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
+            entries.add(record.ending().byItsOwnAnswer()
+                    ? new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
                     + (record.refusalCode() == null ? "" : " " + record.refusalCode()),
-                    "The record became " + record.status() + "; every retry with this key gets this stored answer.", null));
+                    "The record became " + record.status() + "; every retry with this key gets this stored answer.", null)
+                    : finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
+                    + record.responseStatus() + (record.refusalCode() == null ? "" : " " + record.refusalCode())));
+            if (record.ending().firstRequestUnanswered()) {
+                entries.add(new TimelineEntry(record.createdAt(), "Request " + record.requestId() + ": no answer recorded",
+                        "The process died before it answered this request, so the client got no answer.", null));
+            }
         }
         if (record.lastReplayedAt() != null) {
             entries.add(new TimelineEntry(record.lastReplayedAt(), "Last replay",
@@ -382,6 +407,8 @@ public class OperationChains {
                     "/console/operations/" + other.id()));
         }
         entries.sort(Comparator.comparing(TimelineEntry::at));
-        return List.copyOf(entries);
+        String here = ConsoleLinks.operation(record.id());
+        return entries.stream().map(entry -> here.equals(entry.href())
+                ? new TimelineEntry(entry.at(), entry.title(), entry.detail(), null) : entry).toList();
     }
 }

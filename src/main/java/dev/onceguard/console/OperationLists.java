@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.console.ConsoleReads.nullableInt;
 
 /**
  * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
@@ -27,8 +28,8 @@ public class OperationLists {
     public record UserOrder(String orderId, String status, BigDecimal total, String currency, Instant createdAt,
                             int charges) {
 
-        public String operationsHref() {
-            return ConsoleLinks.operationsOfOrder(orderId);
+        public String href() {
+            return ConsoleLinks.order(orderId);
         }
     }
 
@@ -116,6 +117,43 @@ public class OperationLists {
                                 row.getLong("seconds_apart"))),
                 seconds(window), seconds(window), rows.stream().map(OperationRow::id).toArray(Long[]::new));
         return rows.stream().map(r -> r.withDoubleSubmissions(pairs.getOrDefault(r.id(), List.of()))).toList();
+    }
+
+    /** A request the engine answered without running it: a key reused with another payload (422), or a retry (409). */
+    public record TurnedAway(Instant at, String requestId, String outcome, Integer httpStatus, long recordId,
+                             String key) {
+
+        public String href() {
+            return ConsoleLinks.operation(recordId);
+        }
+
+        public String outcomeText() {
+            return "CONFLICT".equals(outcome) ? "refused: key reused with another payload"
+                    : "refused: the first request was still running";
+        }
+    }
+
+    /**
+     * The user's newest requests turned away (at most {@code limit}): the key reuses, as kept when refused, and the
+     * retries told to wait, from the request log. They ran nothing and have no record of their own.
+     */
+    public List<TurnedAway> turnedAwayOf(String userId, int limit) {
+        return reads.list("""
+                        SELECT at, request_id, outcome, http_status, record_id, idempotency_key FROM (
+                            (SELECT l.received_at AS at, l.request_id, l.outcome, l.http_status, r.id AS record_id,
+                                    r.idempotency_key
+                               FROM idempotency_records r JOIN idempotency_request_log l ON l.record_id = r.id
+                              WHERE r.user_id = ? AND l.outcome = 'IN_PROGRESS'
+                              ORDER BY l.received_at DESC LIMIT ?)
+                            UNION
+                            (SELECT c.created_at, c.request_id, 'CONFLICT', 422, c.record_id, c.idempotency_key
+                               FROM idempotency_conflicts c
+                              WHERE c.user_id = ?
+                              ORDER BY c.created_at DESC LIMIT ?)) turned
+                         ORDER BY at DESC LIMIT ?""",
+                row -> new TurnedAway(instant(row, "at"), row.getString("request_id"), row.getString("outcome"),
+                        nullableInt(row, "http_status"), row.getLong("record_id"), row.getString("idempotency_key")),
+                userId, limit, userId, limit, limit);
     }
 
     /** The user's newest orders (at most {@code limit}) with their successful charges. */

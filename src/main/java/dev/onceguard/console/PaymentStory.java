@@ -28,7 +28,7 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     /** The facts of one create-payment operation, as {@link OperationChains} reads them. */
     record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant leaseExpiresAt,
                  String paymentStatus, List<Transition> transitions,
-                 List<LoggedRequest> requests, int charges, RecoveryJobs jobs, Instant now) {
+                 List<LoggedRequest> requests, int charges, RecoveryJobs jobs, Instant now, RecordEnding ending) {
     }
 
     static PaymentStory of(Facts facts) {
@@ -44,7 +44,22 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
         }
         Optional<Transition> firstAnswerMove = lastMoveBy(moves, facts.firstRequestId());
         boolean diedBeforeAnswering = false;
-        if (firstLogged.isEmpty()) {
+        RecordEnding ending = facts.ending();
+        if (firstLogged.isEmpty() && ending.recorded()) {
+            if (ending.firstAnswerStatus() != null) {
+                answers.add(new TimelineEntry(ending.firstAnsweredAt(), "Request " + facts.firstRequestId()
+                        + " answered " + ending.firstAnswerStatus() + firstAnswerMove.map(m -> " " + m.toStatus()).orElse("")
+                        + " after " + Verdict.preciseSpan(ending.firstWait()),
+                        firstAnswerMove.map(m -> answerDetail(m.toStatus()))
+                                .orElse("What the client got, as the operation's own record keeps it."), null));
+            } else if (ending.finished() || leaseRanOut(facts)) {
+                diedBeforeAnswering = true;
+                answers.add(new TimelineEntry(facts.recordCreatedAt(), "Request " + facts.firstRequestId()
+                        + ": no answer recorded", "The process died before it answered this request, so the client "
+                        + "got no answer" + (ending.finished() ? "; " + ending.finisherText() + " finished the "
+                        + "operation later with the same provider key." : "."), ending.finisherHref()));
+            }
+        } else if (firstLogged.isEmpty()) {
             if (firstAnswerMove.isPresent()) {
                 Transition move = firstAnswerMove.get();
                 answers.add(new TimelineEntry(move.occurredAt(), "Request " + facts.firstRequestId() + " answered "
@@ -74,17 +89,29 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
         Optional<Transition> intoUnknown = moves.stream().filter(t -> "UNKNOWN".equals(t.toStatus())).findFirst();
         Optional<Transition> settled = moves.stream().filter(t -> isFinal(t.toStatus())).findFirst();
         String charges = charges(facts.charges());
+        RecordEnding ending = facts.ending();
+        String told = ending.firstAnswerStatus() == null ? "" : " The client was answered "
+                + ending.firstAnswerStatus() + (ending.firstAnswerStatus() == 202 ? " UNKNOWN" : "") + " after "
+                + Verdict.preciseSpan(ending.firstWait()) + (ending.finished() && !ending.byItsOwnAnswer()
+                ? "; " + ending.finisherText() + " finished the operation." : ".");
         if (intoUnknown.isPresent()) {
             String start = "The provider did not answer in time; the payment ";
             if (settled.isPresent()) {
-                return start + "was UNKNOWN for " + Verdict.span(Duration.between(intoUnknown.get().occurredAt(),
+                return start + "was UNKNOWN for " + Verdict.preciseSpan(Duration.between(intoUnknown.get().occurredAt(),
                         settled.get().occurredAt())) + " until " + settler(settled.get()) + " settled it"
                         + (settled.get().toStatus().equals("SUCCEEDED") ? "" : " as " + settled.get().toStatus())
-                        + ": " + charges + ".";
+                        + ": " + charges + "." + told;
             }
-            return start + "has been UNKNOWN for " + Verdict.span(Duration.between(intoUnknown.get().occurredAt(),
+            return start + "has been UNKNOWN for " + Verdict.preciseSpan(Duration.between(intoUnknown.get().occurredAt(),
                     facts.now())) + " and is not settled yet; " + facts.jobs().whatFinishesAPayment()
-                    + ", never with a second charge.";
+                    + ", never with a second charge." + told;
+        }
+        if (diedBeforeAnswering && ending.recorded() && ending.finished()) {
+            return "The process died before answering; " + ending.finisherText() + " finished it "
+                    + Verdict.span(Duration.between(facts.recordCreatedAt(), ending.completedAt()))
+                    + " later with the provider’s own answer: " + charges + "."
+                    + settled.filter(move -> !settledByFinisher(move, ending))
+                    .map(move -> " " + capitalized(settler(move)) + " had settled the payment.").orElse("");
         }
         if (diedBeforeAnswering) {
             if (settled.isPresent()) {
@@ -117,6 +144,16 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
             case Cause.PROVIDER_ANSWER -> "the provider's answer to request " + ref;
             default -> move.cause();
         };
+    }
+
+    /** Whether {@code move} was made by what finished the record (then naming it once is enough). */
+    private static boolean settledByFinisher(Transition move, RecordEnding ending) {
+        return move.cause().equals(ending.finishedBy()) && move.causeRef() != null
+                && move.causeRef().equals(ending.finishedByRef());
+    }
+
+    private static String capitalized(String text) {
+        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     private static Optional<Transition> lastMoveBy(List<Transition> moves, String requestId) {

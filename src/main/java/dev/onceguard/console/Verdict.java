@@ -17,8 +17,12 @@ import java.util.List;
  */
 public record Verdict(String tone, String headline, List<String> findings, List<SameCart> sameCart) {
 
-    /** Another operation of the same user and operation with the same fingerprint, under a different key. */
-    public record SameCart(long id, String key, String status, Instant createdAt, Duration apart) {
+    /**
+     * Another operation of the same user and operation with the same fingerprint, under a different key.
+     *
+     * @param orderId the order it created (null when it created none)
+     */
+    public record SameCart(long id, String key, String status, Instant createdAt, Duration apart, String orderId) {
 
         public String apartText() {
             return span(apart);
@@ -48,15 +52,17 @@ public record Verdict(String tone, String headline, List<String> findings, List<
     private enum Tone { OK, WARN, BAD }
 
     public static Verdict of(Facts facts) {
-        return of(facts, null, null);
+        return of(facts, null, null, null);
     }
 
     /**
-     * @param story how a payment operation really went (null for other operations); its headline, when something
-     *              went wrong on the way, replaces the ordinary one, and its tone is never "ok"
-     * @param jobs  which recovery jobs are not at work, so that a stuck operation is promised only what will happen
+     * @param story  how a payment operation really went (null for other operations); its headline, when something
+     *               went wrong on the way, replaces the ordinary one, and its tone is never "ok"
+     * @param jobs   which recovery jobs are not at work, so that a stuck operation is promised only what will happen
+     * @param ending what finished the record and what its first request was answered, as its row keeps them (null:
+     *               not read); anything but its own request's answer names the path instead of "sent once"
      */
-    public static Verdict of(Facts facts, PaymentStory story, RecoveryJobs jobs) {
+    public static Verdict of(Facts facts, PaymentStory story, RecoveryJobs jobs, RecordEnding ending) {
         Tone tone = Tone.OK;
         String headline;
         switch (facts.status()) {
@@ -80,6 +86,13 @@ public record Verdict(String tone, String headline, List<String> findings, List<
             }
             case "FAILED" -> {
                 tone = Tone.WARN;
+                String path = ending == null ? null : ending.pathHeadline("a stored refusal "
+                        + facts.responseStatus() + (facts.refusalCode() == null ? "" : " " + facts.refusalCode())
+                        + ", nothing created", story != null);
+                if (path != null) {
+                    headline = path;
+                    break;
+                }
                 headline = "Refused, and the refusal is stored: the first request was answered "
                         + facts.responseStatus() + (facts.refusalCode() == null ? "" : " " + facts.refusalCode())
                         + (facts.replayCount() == 0 ? "" : " and its " + times(facts.replayCount(), "retry", "retries")
@@ -94,10 +107,14 @@ public record Verdict(String tone, String headline, List<String> findings, List<
                     headline = story.headline();
                     break;
                 }
+                String path = ending == null ? null : ending.pathHeadline(outcome(facts), story != null);
+                if (path != null) {
+                    tone = worse(tone, Tone.WARN);
+                    headline = path;
+                    break;
+                }
                 headline = "One intent, " + (facts.replayCount() == 0 ? "sent once" : "retried " + times(facts.replayCount(), "time", "times"))
-                        + ": " + (facts.orders() == 0 ? "no order" : facts.orders() == 1 ? "one order" : facts.orders() + " orders")
-                        + ", " + (facts.charges() == 0 ? "no charge" : facts.charges() == 1 ? "one charge" : facts.charges() + " charges")
-                        + ".";
+                        + ": " + outcome(facts) + ".";
             }
         }
 
@@ -115,7 +132,9 @@ public record Verdict(String tone, String headline, List<String> findings, List<
                 tone = worse(tone, Tone.WARN);
             }
             String others = sameCart.size() == 1
-                    ? "Another operation with the same cart under a different key exists (" + span(nearest) + " apart): a separate intent"
+                    ? "Another operation with the same cart under a different key exists ("
+                    + (sameCart.get(0).orderId() == null ? "" : "order " + sameCart.get(0).orderId() + ", ")
+                    + span(nearest) + " apart): a separate intent"
                     : sameCart.size() + " other operations with the same cart under different keys exist (nearest "
                     + span(nearest) + " apart): separate intents";
             findings.add(others + " — " + (withinWindow
@@ -133,6 +152,28 @@ public record Verdict(String tone, String headline, List<String> findings, List<
             findings.add(facts.licenses() + " licenses issued for one order.");
         }
         return new Verdict(tone.name().toLowerCase(), headline, List.copyOf(findings), sameCart);
+    }
+
+    /** What an operation came to: "one order, one charge". */
+    static String outcome(Facts facts) {
+        return (facts.orders() == 0 ? "no order" : facts.orders() == 1 ? "one order" : facts.orders() + " orders")
+                + ", " + (facts.charges() == 0 ? "no charge" : facts.charges() == 1 ? "one charge"
+                : facts.charges() + " charges");
+    }
+
+    /**
+     * A short wait as people read it off the timestamps: tenths of a second under 10 s ({@code 5.5 s}), whole seconds
+     * rounded under a minute ({@code 38 s}), then as {@link #span}.
+     */
+    static String preciseSpan(Duration duration) {
+        long millis = Math.abs(duration.toMillis());
+        if (millis < 10_000) {
+            return String.format(java.util.Locale.ROOT, "%.1f s", millis / 1000.0);
+        }
+        if (millis < 60_000) {
+            return Math.round(millis / 1000.0) + " s";
+        }
+        return span(duration);
     }
 
     /** {@code 45 s}, {@code 2 min}, {@code 75 s}, {@code 3 h 5 min}, {@code 2 d 4 h}. */

@@ -42,7 +42,7 @@ public class WebhookEventPage {
         }
 
         public String orderHref() {
-            return ConsoleLinks.operationsOfOrder(orderId);
+            return ConsoleLinks.order(orderId);
         }
 
         public String userHref() {

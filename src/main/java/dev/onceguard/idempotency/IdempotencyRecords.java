@@ -1,5 +1,6 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.SqlRows;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -14,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,10 +48,10 @@ public class IdempotencyRecords {
     private static final String FINISHED_COLUMNS = """
             user_id, operation, idempotency_key, fingerprint, status, recovery_point, request_id, request_body,
                 created_at, expires_at, response_status, response_headers, response_body, resource_type, resource_id,
-                completed_at""";
+                completed_at, finished_by, finished_by_ref, first_answer_status, first_answered_at""";
     private static final String FINISHED_VALUES = """
             ?, ?, ?, ?, ?, 'finished', ?, CAST(? AS jsonb), CAST(? AS timestamptz), CAST(? AS timestamptz), ?,
-                CAST(? AS jsonb), ?, ?, ?, CAST(? AS timestamptz)""";
+                CAST(? AS jsonb), ?, ?, ?, CAST(? AS timestamptz), 'request', ?, ?, CAST(? AS timestamptz)""";
     private static final String ON_SCOPE_CONFLICT = """
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
@@ -66,11 +68,22 @@ public class IdempotencyRecords {
                    response_body, resource_type, resource_id, expires_at
               FROM idempotency_records
              WHERE id = ?""";
+    /**
+     * Sets the first request's answer when the request answered now is the record's first and its answer is not
+     * recorded yet; otherwise keeps what is there. Parameters: the answering request's id, the status, that id again,
+     * the time.
+     */
+    private static final String FIRST_ANSWER = """
+                   first_answer_status = CASE WHEN first_answer_status IS NULL AND request_id = ? THEN ?
+                                              ELSE first_answer_status END,
+                   first_answered_at = CASE WHEN first_answer_status IS NULL AND request_id = ? THEN ?
+                                            ELSE first_answered_at END""";
     private static final String COMPLETE = """
             UPDATE idempotency_records
                SET status = ?, recovery_point = 'finished', lease_expires_at = NULL, response_status = ?,
                    response_headers = CAST(? AS jsonb), response_body = ?, resource_type = ?, resource_id = ?,
-                   completed_at = ?, expires_at = ?
+                   completed_at = ?, expires_at = ?, finished_by = ?, finished_by_ref = ?,""" + FIRST_ANSWER + """
+
              WHERE id = ?""";
 
     private final AgroalDataSource dataSource;
@@ -128,7 +141,10 @@ public class IdempotencyRecords {
                 SqlRows.setInstant(claim, first + 8, expiresAt);
                 bindResponse(claim, first + 9, response);
                 SqlRows.setInstant(claim, first + 14, answeredAt);
-                SqlRows.bind(claim, first + 15, writes.parameters().toArray());
+                claim.setString(first + 15, request.requestId());
+                claim.setInt(first + 16, response.status());
+                SqlRows.setInstant(claim, first + 17, answeredAt);
+                SqlRows.bind(claim, first + 18, writes.parameters().toArray());
             });
         } catch (IllegalStateException failed) {
             Optional<BusinessRefusal> refusal = constraintBrokenBy(failed.getCause()).flatMap(writes::refusalOn);
@@ -223,12 +239,39 @@ public class IdempotencyRecords {
     }
 
     private void bindCompletion(PreparedStatement complete, long recordId, IdempotencyRecord.Status status,
-                                StoredResponse response, Instant now, Instant expiresAt) throws SQLException {
+                                StoredResponse response, Instant now, Instant expiresAt, Cause finisher)
+            throws SQLException {
         complete.setString(1, status.name());
         bindResponse(complete, 2, response);
         SqlRows.setInstant(complete, 7, now);
         SqlRows.setInstant(complete, 8, expiresAt);
-        complete.setLong(9, recordId);
+        complete.setString(9, finishedBy(finisher));
+        complete.setString(10, finisher.ref());
+        bindFirstAnswer(complete, 11, answeringRequest(finisher), response.status(), now);
+        complete.setLong(15, recordId);
+    }
+
+    /** Binds {@link #FIRST_ANSWER}'s four parameters from {@code first} on; a null request sets nothing. */
+    private static void bindFirstAnswer(PreparedStatement statement, int first, String answeringRequest,
+                                        Integer status, Instant at) throws SQLException {
+        statement.setString(first, answeringRequest);
+        if (status == null) {
+            statement.setNull(first + 1, Types.SMALLINT);
+        } else {
+            statement.setInt(first + 1, status);
+        }
+        statement.setString(first + 2, answeringRequest);
+        SqlRows.setInstant(statement, first + 3, at);
+    }
+
+    /** What a record's {@code finished_by} calls {@code cause}: a provider's answer to a request is that request's. */
+    private static String finishedBy(Cause cause) {
+        return Cause.PROVIDER_ANSWER.equals(cause.kind()) ? "request" : cause.kind();
+    }
+
+    /** The request that {@code cause} answers, or null when no client waits on it (a job, a webhook, an admin). */
+    private static String answeringRequest(Cause cause) {
+        return Cause.PROVIDER_ANSWER.equals(cause.kind()) ? cause.ref() : null;
     }
 
     /** Binds the response's status, headers, body, resource type and resource id, from parameter {@code first} on. */
@@ -268,34 +311,38 @@ public class IdempotencyRecords {
      * held
      */
     boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
-                     Instant expiresAt, Applier applier) {
+                     Instant expiresAt, Applier applier, Cause finisher) {
         return update(COMPLETE + applier.condition(), statement -> {
-            bindCompletion(statement, recordId, status, response, now, expiresAt);
-            SqlRows.setInstant(statement, 10, applier.lease());
+            bindCompletion(statement, recordId, status, response, now, expiresAt, finisher);
+            SqlRows.setInstant(statement, 16, applier.lease());
         }) == 1;
     }
 
     /**
      * Saves where a PROCESSING record's operation stands, when its lease ends and from when lease recovery may take it
-     * (null: unchanged), under the same condition as {@link #complete}.
+     * (null: unchanged), under the same condition as {@link #complete}; with {@code answer}, the status the caller
+     * answers its client now (an interim 202), kept as the first answer when the caller is the record's first request.
      *
      * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
      * held
      */
     boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant recoverAfter,
-                           Applier applier) {
+                           Applier applier, Cause caller, Integer answer, Instant now) {
         return update("""
                 UPDATE idempotency_records
                    SET recovery_point = ?, resource_type = ?, resource_id = ?,
-                       lease_expires_at = COALESCE(?, lease_expires_at), recover_after = COALESCE(?, recover_after)
+                       lease_expires_at = COALESCE(?, lease_expires_at), recover_after = COALESCE(?, recover_after),"""
+                + FIRST_ANSWER + """
+
                  WHERE id = ?""" + applier.condition(), statement -> {
             statement.setString(1, checkpoint.recoveryPoint());
             statement.setString(2, checkpoint.resourceType());
             statement.setString(3, checkpoint.resourceId());
             SqlRows.setInstant(statement, 4, leaseExpiresAt);
             SqlRows.setInstant(statement, 5, recoverAfter);
-            statement.setLong(6, recordId);
-            SqlRows.setInstant(statement, 7, applier.lease());
+            bindFirstAnswer(statement, 6, answer == null ? null : answeringRequest(caller), answer, now);
+            statement.setLong(10, recordId);
+            SqlRows.setInstant(statement, 11, applier.lease());
         }) == 1;
     }
 

@@ -185,7 +185,7 @@ public class IdempotencyService {
         ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                 request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
         return answered(request, blocking -> Vertx.currentContext().executeBlocking(blocking, false), () -> {
-            Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase));
+            Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase, cause));
             if (started instanceof AnsweredStart answeredStart) {
                 return answeredStart.attempt();
             }
@@ -311,7 +311,7 @@ public class IdempotencyService {
                 RequestLog.Outcome.EXECUTED));
     }
 
-    private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase) {
+    private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
         Claim claim = claimReleasingAbandoned(request, () -> claim(request, now, lease));
@@ -320,7 +320,7 @@ public class IdempotencyService {
         }
         long claimed = ((Claimed) claim).recordId();
         return new Ran(claimed, lease, applied(claimed, lease, request.operation(), new Checkpoint(STARTED, null, null),
-                firstPhase.run(request.body(), claimed)));
+                firstPhase.run(request.body(), claimed), cause));
     }
 
     /** The scope's existing record either answers the request, or, when its lease has expired, is taken over here. */
@@ -347,7 +347,7 @@ public class IdempotencyService {
         while (step instanceof GoOn next) {
             AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
             step = QuarkusTransaction.requiringNew().call(() ->
-                    applied(recordId, lease, operation, next.checkpoint(), phase.run()));
+                    applied(recordId, lease, operation, next.checkpoint(), phase.run(), cause));
         }
         return step;
     }
@@ -358,8 +358,9 @@ public class IdempotencyService {
      * else meanwhile (a webhook that settled its payment), whose stored answer is this caller's too, or taken over
      * after the caller's lease ran out.
      */
-    private Step applied(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result) {
-        boolean applied = apply(recordId, operation, result, IdempotencyRecords.Applier.holderOf(lease));
+    private Step applied(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result,
+                         Cause cause) {
+        boolean applied = apply(recordId, operation, result, IdempotencyRecords.Applier.holderOf(lease), cause);
         if (applied) {
             if (result instanceof PhaseResult.FinalResponse done) {
                 return new Finished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
@@ -380,20 +381,23 @@ public class IdempotencyService {
     /**
      * The one place a phase's result reaches its record, inside the phase's transaction: a final response completes
      * it by primary key if still PROCESSING, a recovery point saves its checkpoint (and, given up, ends the lease
-     * now), a no-op leaves it alone.
+     * now), a no-op leaves it alone. The same statement records who did it ({@code cause}: what finished the record;
+     * a request's answer, final or interim, as its first answer when it is the record's first request).
      *
      * @return whether the record took the result (a no-op always does)
      */
-    private boolean apply(long recordId, String operation, PhaseResult result, IdempotencyRecords.Applier applier) {
+    private boolean apply(long recordId, String operation, PhaseResult result, IdempotencyRecords.Applier applier,
+                          Cause cause) {
         Instant now = Timestamps.now();
         if (result instanceof PhaseResult.FinalResponse done) {
             return records.complete(recordId, done.status(), done.response(), now, now.plus(retentionOf(operation)),
-                    applier);
+                    applier, cause);
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
             boolean givenUp = point.lease() == PhaseResult.Lease.GIVE_UP;
             return records.saveCheckpoint(recordId, point.checkpoint(), givenUp ? now : null,
-                    givenUp ? now.plus(point.recoveryWaits()) : null, applier);
+                    givenUp ? now.plus(point.recoveryWaits()) : null, applier, cause,
+                    givenUp ? point.answer().status() : null, now);
         }
         return true;
     }
@@ -403,10 +407,13 @@ public class IdempotencyService {
      * reached (a webhook that settled the operation's payment), only while no live lease holds the record: a holder
      * goes on from the same facts and finishes it itself, so either way the record stores the same final answer.
      * A record that is finished, gone or held stays as it is.
+     *
+     * @param cause what reached the result (the webhook event, or the admin action that reprocessed it), which the
+     *              record keeps as what finished it
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void applyUnheld(long recordId, String operation, PhaseResult result) {
-        apply(recordId, operation, result, IdempotencyRecords.Applier.outsiderAt(Timestamps.now()));
+    public void applyUnheld(long recordId, String operation, PhaseResult result, Cause cause) {
+        apply(recordId, operation, result, IdempotencyRecords.Applier.outsiderAt(Timestamps.now()), cause);
     }
 
     /** The caller's answer where the operation stands. */

@@ -211,12 +211,12 @@ public class PaymentService implements ResumableOperation {
      * with the same 201; a finished one stays as it is.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void finishSettled(String paymentId) {
+    public void finishSettled(String paymentId, Cause cause) {
         Payment current = rows.get(paymentId);
         if (current.idempotencyRecordId() != null) {
             idempotency.applyUnheld(current.idempotencyRecordId(), OPERATION,
                     PaymentStates.MACHINE.isFinal(current.status()) ? PhaseResult.completed(finalResponse(current))
-                            : PhaseResult.noOp());
+                            : PhaseResult.noOp(), cause);
         }
     }
 

@@ -346,7 +346,7 @@ public class WebhookInbox {
             return new Decision(DeliveryOutcome.REJECTED, mismatch.get(), payment.paymentId());
         }
         if (outcomes.apply(payment, event.providerPaymentId(), event.status(), cause)) {
-            payments.finishSettled(payment.paymentId());
+            payments.finishSettled(payment.paymentId(), cause);
             return new Decision(DeliveryOutcome.PROCESSED, null, payment.paymentId());
         }
         Payment.Status current = rows.get(payment.paymentId()).status();

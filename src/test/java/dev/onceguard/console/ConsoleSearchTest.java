@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
+import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,6 +36,9 @@ class ConsoleSearchTest {
 
     @Inject
     SandboxWebhooks sandboxWebhooks;
+
+    @Inject
+    PaidOrders paidOrders;
 
 
     private final String user = TestTokens.newUser();
@@ -86,7 +90,7 @@ class ConsoleSearchTest {
 
         String order = "/console/operations/" + orderRecord;
         String payment = "/console/operations/" + paymentRecord;
-        assertFound(orderId, order);
+        assertFound(orderId, "/console/orders/" + orderId);
         assertFound(paymentId, payment);
         assertFound(providerPaymentId, payment);
         assertFound(providerKey, payment);
@@ -95,8 +99,23 @@ class ConsoleSearchTest {
         assertFound(paymentKey, payment);
         assertFound(user, "/console/users/" + user);
         assertFound(eventId, "/console/webhooks/" + inboxId);
-        assertThat(jumpsTo(String.valueOf(outboxId))).isEqualTo(order);
-        assertThat(jumpsTo("#" + outboxId)).isEqualTo(order);
+        assertThat(jumpsTo(String.valueOf(outboxId))).isEqualTo("/console/orders/" + orderId);
+        assertThat(jumpsTo("#" + outboxId)).isEqualTo("/console/orders/" + orderId);
+    }
+
+    @Test
+    void aLicenceOrANotificationIdLeadsToItsOrdersPage() throws SQLException {
+        paidOrders.relayUntilIdle();
+        String licenceId = text("SELECT license_id FROM licenses WHERE order_id = ?", orderId);
+        String notificationId = text("SELECT notification_id FROM notifications WHERE order_id = ? LIMIT 1", orderId);
+
+        assertThat(licenceId).isNotNull();
+        assertThat(notificationId).isNotNull();
+        assertFound(licenceId, "/console/orders/" + orderId);
+        assertFound(notificationId, "/console/orders/" + orderId);
+        assertThat(asSupport().get("/console/orders/" + orderId).then().statusCode(200).extract().asString())
+                .contains("href=\"/console/search?q=" + licenceId + "\"")
+                .contains("href=\"/console/search?q=" + notificationId + "\"");
     }
 
     private void assertFound(String id, String page) {

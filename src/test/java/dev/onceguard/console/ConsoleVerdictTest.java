@@ -99,7 +99,7 @@ class ConsoleVerdictTest {
     void theSameCartUnderANewKeyIsASeparateIntentMarkedWhenCloseInTime() {
         String firstKey = UUID.randomUUID().toString();
         String secondKey = UUID.randomUUID().toString();
-        createOrder(user, firstKey, ONE_EBOOK).then().statusCode(201);
+        String firstOrder = createOrder(user, firstKey, ONE_EBOOK).then().statusCode(201).extract().path("orderId");
         createOrder(user, secondKey, ONE_EBOOK).then().statusCode(201);
 
         String close = verdict(detail(recordOf(secondKey)));
@@ -111,7 +111,8 @@ class ConsoleVerdictTest {
                 .contains("Another operation with the same cart under a different key exists (")
                 .contains("a separate intent — possible double submission, within the 2 min window.")
                 .contains(firstKey);
-        assertThat(apart).contains("Another operation with the same cart under a different key exists (3 h 0 min apart)")
+        assertThat(apart).contains("Another operation with the same cart under a different key exists (order "
+                        + firstOrder + ", 3 h 0 min apart)")
                 .contains("outside the 2 min double-submission window");
         assertThat(Database.count(db, "SELECT count(*) FROM orders WHERE user_id = ?", user)).isEqualTo(2);
     }

@@ -69,7 +69,7 @@ class ConsoleWebhookEventPageTest {
         assertThat(duplicates).as("deliveries answered as duplicates").isEqualTo(deliveryCount - 1);
         assertThat(html).contains("Standard Webhooks")
                 .contains("id=\"link-payment\" href=\"/console/operations/" + recordId + "\">" + paymentId)
-                .contains("id=\"link-order\" href=\"/console/operations?order=" + orderId + "\"")
+                .contains("id=\"link-order\" href=\"/console/orders/" + orderId + "\"")
                 .contains("id=\"link-user\" href=\"/console/users/" + user + "\"")
                 .doesNotContain("whsec_");
         assertThat(page("/console/webhooks", 200)).contains("href=\"/console/webhooks/" + inboxId + "\"");

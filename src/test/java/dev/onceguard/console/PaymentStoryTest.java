@@ -132,13 +132,20 @@ class PaymentStoryTest {
 
         requestLog.flush();
         String html = page("/console/operations/" + recordOf(paymentId), 200);
-        assertThat(verdict(html)).containsPattern("The provider did not answer in time; the payment was UNKNOWN for \\d+ s "
-                        + "until its payment.succeeded webhook settled it: one charge.")
+        assertThat(verdict(html)).containsPattern("The provider did not answer in time; the payment was UNKNOWN for "
+                        + "\\d+(\\.\\d)? s until its payment.succeeded webhook settled it: one charge. The client was "
+                        + "answered 202 UNKNOWN after \\d\\.\\d s; the provider’s webhook \\(event " + eventId
+                        + "\\) finished the operation.")
                 .doesNotContain("sent once");
+        assertThat(text("SELECT finished_by || ' ' || finished_by_ref || ' ' || first_answer_status"
+                + " FROM idempotency_records WHERE id = ?", recordOf(paymentId)))
+                .as("the record keeps what finished it and what its first request was answered")
+                .isEqualTo("webhook " + eventId + " 202");
         assertThat(html).contains("class=\"verdict warn\"")
                 .contains("Request " + requestId + " answered 202 UNKNOWN")
                 .contains("replayed the stored 201")
-                .contains("Operation finished: stored answer 201")
+                .contains("Operation finished by the provider’s webhook (event " + eventId + "): stored answer 201")
+                .contains("href=\"/console/search?q=" + eventId + "\"")
                 .contains("payment.succeeded webhook, event " + eventId)
                 .doesNotContain("Answered 201");
     }
@@ -166,10 +173,11 @@ class PaymentStoryTest {
         assertThat(sandboxChargesOf(orderId)).isEqualTo(1);
 
         String html = page("/console/operations/" + recordId, 200);
-        assertThat(verdict(html)).containsPattern("The process died before the client got an answer; reconciliation "
-                + "\\(run " + runId + "\\) finished the payment \\d+ (s|min) later with the same provider key: one charge.");
+        assertThat(verdict(html)).containsPattern("The process died before answering; reconciliation "
+                + "\\(run " + runId + "\\) finished it \\d+ (s|min) later with the provider’s own answer: one charge.");
         assertThat(html).contains("class=\"verdict warn\"")
                 .contains("Request req-seed: no answer recorded")
+                .contains("id=\"lost-request\"")
                 .contains("reconciliation, run " + runId)
                 .contains("href=\"/console/jobs?job=reconciliation\"");
     }
@@ -190,6 +198,9 @@ class PaymentStoryTest {
                 paymentId);
         long recordId = MachinerySeeds.processing(db, user, "create-payment", UUID.randomUUID().toString(),
                 "outcome_unknown", paymentId, true);
+        // as the engine leaves it when it pauses a payment at outcome_unknown: the first request was answered 202
+        execute(db, "UPDATE idempotency_records SET first_answer_status = 202, first_answered_at = created_at "
+                + "+ interval '2 seconds' WHERE id = ?", recordId);
 
         Response done = post(ADMIN, "/console/stuck/" + recordId + "/reconcile", form(ADMIN, "/console/stuck"));
 
@@ -203,7 +214,9 @@ class PaymentStoryTest {
         String html = page("/console/operations/" + recordId, 200);
         assertThat(verdict(html)).containsPattern("The provider did not answer in time; the payment was UNKNOWN for "
                 + "\\d+ s until an admin\\S+ “send to reconciliation” \\(audit entry " + auditId + "\\) settled it: one charge.");
-        assertThat(html).contains("Request req-seed answered 202 UNKNOWN")
+        assertThat(html).contains("Request req-seed answered 202 UNKNOWN after 2.0 s")
+                .contains("The client was answered 202 UNKNOWN after 2.0 s; an admin action (audit entry " + auditId
+                        + ") finished the operation.")
                 .contains("admin action, audit entry " + auditId)
                 .contains("href=\"/console/audit\"");
     }
@@ -241,7 +254,8 @@ class PaymentStoryTest {
 
         requestLog.flush();
         String html = page("/console/operations/" + recordOf(paymentId), 200);
-        assertThat(verdict(html)).containsPattern("UNKNOWN for \\d+ s until its payment.succeeded webhook settled it: one charge.");
+        assertThat(verdict(html)).containsPattern("UNKNOWN for \\d+(\\.\\d)? s until its payment.succeeded webhook settled it: one "
+                + "charge.");
         assertThat(html).contains(eventId);
     }
 

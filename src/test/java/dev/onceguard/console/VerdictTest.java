@@ -33,7 +33,8 @@ class VerdictTest {
     }
 
     private static Verdict.SameCart other(long seconds) {
-        return new Verdict.SameCart(7, "k-other", "COMPLETED", NOW.minusSeconds(seconds), Duration.ofSeconds(seconds));
+        return new Verdict.SameCart(7, "k-other", "COMPLETED", NOW.minusSeconds(seconds), Duration.ofSeconds(seconds),
+                null);
     }
 
     @Test
@@ -106,10 +107,10 @@ class VerdictTest {
     void aStuckOperationIsPromisedOnlyTheRecoveryJobsThatRunHere() {
 
         String allOff = Verdict.of(STUCK_PAYMENT, null,
-                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY), off(Jobs.RECONCILIATION)))).headline();
-        String bothOn = Verdict.of(STUCK_PAYMENT, null, new RecoveryJobs(List.of())).headline();
+                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY), off(Jobs.RECONCILIATION))), null).headline();
+        String bothOn = Verdict.of(STUCK_PAYMENT, null, new RecoveryJobs(List.of()), null).headline();
         String startWithoutRecovery = Verdict.of(STUCK_START, null,
-                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY)))).headline();
+                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY))), null).headline();
 
         assertThat(allOff).doesNotContainIgnoringCase("lease recovery or").doesNotContain("reconciliation,")
                 .endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
@@ -126,8 +127,8 @@ class VerdictTest {
         RecoveryJobs jobs = new RecoveryJobs(List.of(failed(Jobs.LEASE_RECOVERY, NOW.minusSeconds(30)),
                 off(Jobs.RECONCILIATION)));
 
-        String payment = Verdict.of(STUCK_PAYMENT, null, jobs).headline();
-        String start = Verdict.of(STUCK_START, null, jobs).headline();
+        String payment = Verdict.of(STUCK_PAYMENT, null, jobs, null).headline();
+        String start = Verdict.of(STUCK_START, null, jobs, null).headline();
 
         assertThat(payment).endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
                 + "reconciliation” finishes it (reconciliation is switched off here; lease recovery's latest run failed "

@@ -44,16 +44,25 @@ public class StartupBanner {
                   Payments  the sandbox provider at %1$s/sandbox/v1: pay with {"paymentMethodToken":"tok_success"}
                   Database  %4$s (user %5$s), data in %6$s
                   Demo users %7$s and %10$s: their tokens below are valid for %8$d days; new ones are printed at every
-                  start, and java -jar <the jar> demo-token <any user id> prints one for any other user
+                  start, and java -jar %12$s demo-token <any user id> prints one for any other user
                 Create an order as %7$s (run it twice: the second answer is a replay of the first):
                 curl -i %1$s/api/orders -H 'Authorization: Bearer %9$s' -H 'Content-Type: application/json' \
                 -H 'Idempotency-Key: demo-order-1' \
                 -d '{"items":[{"productId":"p-184","quantity":1}],"currency":"RUB"}'
+                Token of %7$s (the README's Try it: TOKEN=<this line>):
+                %9$s
                 Token of %10$s:
                 %11$s""",
                 base, DemoAccess.ADMIN, access.adminLogin(),
                 database, EmbeddedDatabase.USERNAME, EmbeddedDatabase.dataDirectory(dataFolder),
                 DemoAccess.USER, DemoAccess.TOKEN_LIFESPAN.toDays(), access.userToken(DemoAccess.USER),
-                DemoAccess.SECOND_USER, access.userToken(DemoAccess.SECOND_USER));
+                DemoAccess.SECOND_USER, access.userToken(DemoAccess.SECOND_USER), launchedJar());
+    }
+
+    /** The jar this process was started from, as it was typed; the packaged layout's jar when it was not a jar. */
+    static String launchedJar() {
+        String command = System.getProperty("sun.java.command", "");
+        String first = command.isBlank() ? "" : command.split(" ")[0];
+        return first.endsWith(".jar") ? first : "target/quarkus-app/quarkus-run.jar";
     }
 }

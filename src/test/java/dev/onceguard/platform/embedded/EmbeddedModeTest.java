@@ -128,6 +128,19 @@ class EmbeddedModeTest {
     }
 
     @Test
+    void theBannerPrintsTheDemoTokenOnALineOfItsOwnAndTheJarToRun() throws Exception {
+        String curl = bannerCurlLine();
+        String token = curl.replaceFirst(".*Authorization: Bearer ([^']+)'.*", "$1");
+
+        List<String> lines = Files.readAllLines(serviceLog);
+        int heading = lines.indexOf(lines.stream().filter(line -> line.startsWith("Token of demo-user ("))
+                .findFirst().orElseThrow());
+        assertThat(lines.get(heading + 1)).as("the line under the heading, to paste as TOKEN=").isEqualTo(token);
+        assertThat(Files.readString(serviceLog)).as("the jar this process runs, never a placeholder")
+                .containsPattern("java -jar \\S+\\.jar demo-token <any user id>").doesNotContain("<the jar>");
+    }
+
+    @Test
     void theAdminPasswordIsInItsFileAndNeverInTheLog() throws Exception {
         bannerCurlLine();
         String password = adminLogin().getProperty("password");

@@ -172,6 +172,8 @@ class ConsoleLayoutBrowserTest {
         pages.put("duplicate-webhooks payment", "console/operations/" + paymentRecordOf(duplicatesPayment));
         pages.put("timed-out payment", "console/operations/" + paymentRecordOf(timeoutPayment));
         pages.put("crashed payment", "console/operations/" + crashedRecord);
+        pages.put("order", "console/orders/" + orderId);
+        pages.put("timed-out order", "console/orders/" + timeoutOrder);
         pages.put("user", "console/users/" + userId);
         pages.put("search", "console/search?q=" + userId.substring(0, 10));
         pages.put("payments", "console/payments");

@@ -1,0 +1,68 @@
+package dev.onceguard.console;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One order's page: every operation on it (the order's creation, each payment attempt, and any later operation whose
+ * record names the order or one of its payments), each with its verdict, requests and answers, the worst verdict
+ * first; the order's payments, webhook deliveries, transitions, outbox events and effects are those of any of its
+ * operations' chains.
+ */
+@ApplicationScoped
+public class OrderPages {
+
+    /** One operation on the order, as its own page tells it. */
+    public record Operation(OperationChain chain, RequestHistory history) {
+
+        public String href() {
+            return ConsoleLinks.operation(chain.record().id());
+        }
+    }
+
+    /** @param operations worst verdict first, then oldest first; never empty (the order's own creation is one) */
+    public record OrderPage(OperationChain.Order order, List<Operation> operations, OperationChain chain) {
+
+        public String userHref() {
+            return ConsoleLinks.user(order.userId());
+        }
+    }
+
+    private final ConsoleReads reads;
+    private final OperationChains chains;
+    private final RequestLogs requestLogs;
+
+    public OrderPages(ConsoleReads reads, OperationChains chains, RequestLogs requestLogs) {
+        this.reads = reads;
+        this.chains = chains;
+        this.requestLogs = requestLogs;
+    }
+
+    public Optional<OrderPage> load(String orderId) {
+        List<Long> recordIds = reads.list("""
+                        SELECT r.id FROM idempotency_records r
+                         WHERE r.id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
+                                        UNION
+                                        SELECT idempotency_record_id FROM payments WHERE order_id = ?)
+                         ORDER BY r.created_at, r.id""",
+                row -> row.getLong(1), orderId, orderId);
+        List<Operation> operations = recordIds.stream()
+                .flatMap(id -> chains.load(id).stream().map(chain -> new Operation(chain, requestLogs.of(id))))
+                .sorted(Comparator.comparingInt((Operation op) -> -severity(op.chain().verdict().tone())))
+                .toList();
+        Optional<OperationChain> withOrder = operations.stream().map(Operation::chain)
+                .filter(chain -> chain.order() != null).findFirst();
+        return withOrder.map(chain -> new OrderPage(chain.order(), operations, chain));
+    }
+
+    private static int severity(String tone) {
+        return switch (tone) {
+            case "bad" -> 2;
+            case "warn" -> 1;
+            default -> 0;
+        };
+    }
+}
