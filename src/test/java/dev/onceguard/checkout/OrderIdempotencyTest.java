@@ -132,7 +132,7 @@ class OrderIdempotencyTest {
     }
 
     private void awaitCommittedRecord(String user, String key) {
-        await().alias("the abandoned request commits its order").atMost(Duration.ofSeconds(10))
+        await().pollInSameThread().alias("the abandoned request commits its order").atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ? "
                         + "AND status = 'COMPLETED'", user, key) > 0);

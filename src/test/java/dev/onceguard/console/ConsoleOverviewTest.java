@@ -79,7 +79,7 @@ class ConsoleOverviewTest {
         createOrder(user, key, ONE_EBOOK).then().statusCode(201);
         createOrder(user, key, TWO_EBOOKS).then().statusCode(422);
         pay(user, orderId, UUID.randomUUID().toString(), "tok_duplicate_webhooks").then().statusCode(201);
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
+        await().pollInSameThread().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
             sandboxWebhooks.deliverDue();
             return duplicateDeliveriesOf(orderId) >= 2;
         });

@@ -75,7 +75,8 @@ class ConsoleSignInLogTest {
 
     /** A form sign-in is logged once its answer has been sent, so possibly just after the client has read it. */
     private void awaitRecords(int count) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> records.size() >= count);
+        await().pollInSameThread()
+                .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> records.size() >= count);
     }
 
     private List<String> messages() {

@@ -94,7 +94,8 @@ class PaymentStoryTest {
      * {@code tok_timeout_after_commit} payment's webhook is written when its late answer is sent, seconds later.
      */
     private String awaitPaymentStatus(String paymentId, String status) {
-        return await().alias("payment " + paymentId + " reaches " + status).atMost(Duration.ofSeconds(30))
+        return await().pollInSameThread()
+                .alias("payment " + paymentId + " reaches " + status).atMost(Duration.ofSeconds(30))
                 .until(() -> {
                     String current = text("SELECT status FROM payments WHERE payment_id = ?", paymentId);
                     if (!status.equals(current)) {
@@ -261,7 +262,8 @@ class PaymentStoryTest {
 
     /** Postpones the sandbox's own deliveries for the order's payment as soon as it has committed them; its id. */
     private String holdBackTheSandboxsOwnWebhooks(String orderId) {
-        String sandboxPaymentId = await().alias("the sandbox commits the payment").atMost(Duration.ofSeconds(10))
+        String sandboxPaymentId = await().pollInSameThread()
+                .alias("the sandbox commits the payment").atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> text("SELECT id FROM sandbox_payments WHERE order_id = ?", orderId), Objects::nonNull);
         execute(db, "UPDATE sandbox_webhook_deliveries SET next_attempt_at = now() + interval '1 hour'"

@@ -60,7 +60,7 @@ class RequestLogBatchRowsTest {
 
         order(user, key);
 
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        await().pollInSameThread().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
                 .untilAsserted(() -> assertThat(loggedRows(user)).isEqualTo(5));
         assertThat(count(db, """
                 SELECT count(*) FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id

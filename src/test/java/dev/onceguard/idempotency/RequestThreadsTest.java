@@ -63,7 +63,8 @@ class RequestThreadsTest {
         List<CompletableFuture<Response>> newOrders = List.of(
                 CompletableFuture.supplyAsync(() -> order(user, UUID.randomUUID().toString()), clients),
                 CompletableFuture.supplyAsync(() -> order(user, UUID.randomUUID().toString()), clients));
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+        await().pollInSameThread()
+                .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
                 assertThat(ordersWaitingForALock()).as("both threads wait for the lock").isEqualTo(2));
         return newOrders;
     }
@@ -119,7 +120,8 @@ class RequestThreadsTest {
             CompletableFuture<Response> third = CompletableFuture.supplyAsync(
                     () -> order(user, UUID.randomUUID().toString()), clients);
 
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+            await().pollInSameThread()
+                    .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
                     assertThat(localOperationsQueued()).as("the third order waits for a thread").isEqualTo(1));
             assertThat(ordersWaitingForALock()).as("not for the lock").isEqualTo(2);
 

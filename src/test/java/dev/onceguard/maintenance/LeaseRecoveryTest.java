@@ -158,7 +158,8 @@ class LeaseRecoveryTest {
         assertThat(run.counts().get("failed")).isGreaterThanOrEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ?", user, key))
                 .as("the record after the failing one was released").isZero();
-        assertThat(count(db, "SELECT count(*) FROM job_runs WHERE id = (SELECT max(id) FROM job_runs WHERE job = 'lease-recovery') "
+        assertThat(count(db, "SELECT count(*) FROM job_runs "
+                + "WHERE id = (SELECT max(id) FROM job_runs WHERE job = 'lease-recovery') "
                 + "AND outcome = 'SUCCEEDED' AND (counts ->> 'failed')::int >= 1")).as("this run's own row").isEqualTo(1);
         execute(db, "DELETE FROM idempotency_records WHERE resource_id = ?", broken);
         execute(db, "DELETE FROM payments WHERE payment_id = ?", broken);

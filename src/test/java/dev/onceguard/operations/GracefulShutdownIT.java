@@ -89,8 +89,10 @@ class GracefulShutdownIT {
                 "-jar", JAR.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(env);
         service = builder.start();
-        await().alias("ready within 90 s").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
-                .failFast(() -> assertThat(service.isAlive()).as("the service is running\n" + Files.readString(log)).isTrue())
+        await().pollInSameThread()
+                .alias("ready within 90 s").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                .failFast(() -> assertThat(service.isAlive()).as("the service is running\n" + Files.readString(log))
+                        .isTrue())
                 .until(() -> status("/q/health/ready") == 200);
     }
 
@@ -169,14 +171,14 @@ class GracefulShutdownIT {
 
     /** The sandbox has committed the charge: from here until the provider timeout the payment request is in flight. */
     private void awaitTheProviderCharge(String orderId) {
-        await().alias("the sandbox took the charge").atMost(PROVIDER_TIMEOUT.minusSeconds(2))
+        await().pollInSameThread().alias("the sandbox took the charge").atMost(PROVIDER_TIMEOUT.minusSeconds(2))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> http.send(HttpRequest.newBuilder(URI.create(base + "/sandbox/v1/payments?orderId=" + orderId))
                         .build(), HttpResponse.BodyHandlers.ofString()).body().contains(orderId));
     }
 
     private void awaitStatus(String path, int expected, CompletableFuture<?> inFlight) {
-        await().atMost(PROVIDER_TIMEOUT).pollInterval(Duration.ofMillis(20))
+        await().pollInSameThread().atMost(PROVIDER_TIMEOUT).pollInterval(Duration.ofMillis(20))
                 .failFast(() -> assertThat(inFlight).as("still in flight while waiting for %s to answer %d", path, expected)
                         .isNotDone())
                 .until(() -> status(path) == expected);
@@ -184,7 +186,7 @@ class GracefulShutdownIT {
 
     /** After the shutdown delay a new request is answered 503, or its connection refused, while the payment runs. */
     private void awaitRefused(CompletableFuture<?> inFlight) {
-        await().atMost(PROVIDER_TIMEOUT).pollInterval(Duration.ofMillis(50))
+        await().pollInSameThread().atMost(PROVIDER_TIMEOUT).pollInterval(Duration.ofMillis(50))
                 .failFast(() -> assertThat(inFlight).as("still in flight while new requests start to be refused")
                         .isNotDone())
                 .until(() -> refusedOrStillServed(status("/api/products")));

@@ -56,7 +56,8 @@ class UnmatchedRouteMetricsTest {
      * written, which the client may see a moment before (and a request whose client hung up, once the server notices).
      */
     private static List<String> recordedLines(String uri) {
-        return await().alias("a request line of " + uri).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+        return await().pollInSameThread()
+                .alias("a request line of " + uri).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
                 .until(() -> requestLines(metrics(), uri), lines -> !lines.isEmpty());
     }
 

@@ -42,7 +42,7 @@ class PackagedPaymentIT {
     }
 
     private static Response fulfilled(String auth, String orderId) {
-        return await().alias("order " + orderId + " is FULFILLED").atMost(RELAY_RUNS_WITHIN)
+        return await().pollInSameThread().alias("order " + orderId + " is FULFILLED").atMost(RELAY_RUNS_WITHIN)
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> given().header("Authorization", auth).get("/api/orders/" + orderId),
                         order -> "FULFILLED".equals(order.path("status")));

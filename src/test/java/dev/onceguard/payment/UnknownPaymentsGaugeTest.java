@@ -44,7 +44,8 @@ class UnknownPaymentsGaugeTest {
                        now() - interval '41 days', now() - interval '40 days'
                   FROM orders WHERE order_id = ?""", paymentId, paymentId, orderId);
         try {
-            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).until(() -> age() >= FORTY_DAYS);
+            await().pollInSameThread()
+                    .atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).until(() -> age() >= FORTY_DAYS);
 
             assertThat(registry.get("onceguard.payments.unknown").gauge().value()).isGreaterThanOrEqualTo(1);
             assertThat(age()).as("from updated_at, not created_at").isBetween(FORTY_DAYS, FORTY_DAYS + 60);

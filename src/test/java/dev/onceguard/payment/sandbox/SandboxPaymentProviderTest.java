@@ -117,7 +117,8 @@ class SandboxPaymentProviderTest {
         Duration waited = Duration.ofNanos(System.nanoTime() - started);
         ProviderPayment retried = provider.create(command);
 
-        assertThat(waited).as("it waited its whole timeout; the sandbox answers a second later, so the unknown outcome is the call giving up")
+        assertThat(waited).as("it waited its whole timeout (the sandbox answers a second later, "
+                        + "so the unknown outcome is the call giving up)")
                 .isGreaterThanOrEqualTo(paymentsConfig.providerTimeout());
         assertThat(retried.status()).isEqualTo(ProviderStatus.SUCCEEDED);
         assertThat(sandboxPaymentsOf(command.orderId())).isEqualTo(1);

@@ -247,7 +247,7 @@ class EmbeddedModeTest {
 
     // The banner is printed once the HTTP server listens, asynchronously, so it may trail the test's start.
     private String bannerCurlLine() {
-        return await().alias("a curl line in " + serviceLog).atMost(Duration.ofSeconds(10))
+        return await().pollInSameThread().alias("a curl line in " + serviceLog).atMost(Duration.ofSeconds(10))
                 .until(() -> {
                     Matcher curl = CURL_LINE.matcher(Files.exists(serviceLog) ? Files.readString(serviceLog) : "");
                     return curl.find() ? curl.group() : null;
