@@ -118,6 +118,18 @@ class OpenApiContractTest {
     }
 
     @Test
+    void everySecuritySchemeOfTheServedDocumentIsOneAnOperationUses() {
+        Set<String> used = new TreeSet<>();
+        openapi.path("paths").forEach(path -> path.forEach(operation -> operation.path("security")
+                .forEach(requirement -> requirement.fieldNames().forEachRemaining(used::add))));
+        Set<String> declared = new TreeSet<>();
+        openapi.at("/components/securitySchemes").fieldNames().forEachRemaining(declared::add);
+
+        // a scheme no operation names makes client generators emit authentication code for nothing
+        assertThat(declared).isEqualTo(used).containsExactly("bearer");
+    }
+
+    @Test
     void redoclyLintsTheServedDocumentWithoutErrors() throws IOException {
         java.nio.file.Path served = java.nio.file.Path.of("target", "openapi", "served.json");
         Files.createDirectories(served.getParent());
