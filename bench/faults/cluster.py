@@ -172,6 +172,8 @@ defaults
     option redispatch
 frontend api
     bind 127.0.0.1:{self.port}
+    # HAProxy's own 503 (no replica ready, as during a database failover) says when to retry, like the service's.
+    http-after-response set-header Retry-After 1 if {{ status 503 }} !{{ res.hdr(retry-after) -m found }}
     default_backend replicas
 backend replicas
     balance roundrobin

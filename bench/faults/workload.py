@@ -59,6 +59,9 @@ class Stats:
         self.server_errors_with_trace = []
         self.unexpected = []
         self.given_up = []
+        self.answered_at = []
+        self.not_clean_503 = []
+        self.balancer_503 = 0
 
     def count(self, answer, what):
         with self._lock:
@@ -67,6 +70,12 @@ class Stats:
                 self.no_answer += 1
                 return
             self.by_status[answer.status] = self.by_status.get(answer.status, 0) + 1
+            if 200 <= answer.status < 300:
+                self.answered_at.append(time.time())
+            if answer.status >= 500 and (answer.status != 503 or "retry-after" not in answer.headers):
+                self.not_clean_503.append((what, answer.status, answer.body[:200]))
+            elif answer.status == 503 and "problem+json" not in answer.headers.get("content-type", ""):
+                self.balancer_503 += 1
             if answer.status == 500 or (answer.status >= 500 and STACK_TRACE.search(answer.body.decode("utf-8", "replace"))):
                 self.server_errors_with_trace.append((what, answer.status, answer.body[:300]))
 

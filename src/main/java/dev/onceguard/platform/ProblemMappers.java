@@ -30,6 +30,9 @@ public class ProblemMappers {
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
     /** The status proxies record for a request its client abandoned (nginx's 499 Client Closed Request). */
     static final int CLIENT_CLOSED_REQUEST = 499;
+    /** PostgreSQL's answer to a write sent to a standby (or inside a read-only transaction). */
+    static final String READ_ONLY_SQL_TRANSACTION = "25006";
+    private static final String AGROAL_POOL = "io.agroal.pool.";
 
     @Inject
     Instance<RefusalPages> refusalPages;
@@ -171,18 +174,36 @@ public class ProblemMappers {
     }
 
     /**
+     * An SQLException the connection pool raised itself, not the driver: Agroal's acquisition timeouts ("Acquisition
+     * timeout while waiting for new connection", "Sorry, acquisition timeout!") carry no SQLState to tell them by.
+     */
+    private static boolean isPoolRefusal(Throwable t) {
+        StackTraceElement[] frames = t.getStackTrace();
+        return t instanceof java.sql.SQLException sql && sql.getSQLState() == null && frames.length > 0
+                && frames[0].getClassName().startsWith(AGROAL_POOL);
+    }
+
+    /**
      * Whether the database being unavailable (or a retryable conflict) caused {@code e}, looking at its causes and
      * at their suppressed exceptions: a commit that failed because the connection was cut is reported by the
-     * transaction manager as "could not commit", with PostgreSQL's reason only suppressed.
+     * transaction manager as "could not commit", with PostgreSQL's reason only suppressed. A write refused because the
+     * server is read-only (25006) is one too: during a failover a connection can reach a server that is, or has just
+     * become, a standby, and the next connection finds the new primary. So is the pool's acquisition timeout: while no
+     * server takes writes (or every connection is busy) no connection is handed out in time, and nothing of the
+     * request was done.
      */
     private static boolean isTransient(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof JDBCConnectionException || t instanceof SQLTransientException) {
                 return true;
             }
+            if (isPoolRefusal(t)) {
+                return true;
+            }
             if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")
-                    || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01"))) {
+                    || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01")
+                    || sql.getSQLState().equals(READ_ONLY_SQL_TRANSACTION))) {
                 return true;
             }
             for (Throwable suppressed : t.getSuppressed()) {
