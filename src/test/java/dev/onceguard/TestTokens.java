@@ -17,6 +17,11 @@ public final class TestTokens {
         return "Bearer " + Jwt.issuer(ISSUER).subject(userId).signWithSecret(SECRET);
     }
 
+    /** A back-office system's token: its {@code groups} claim holds {@code refunds}. */
+    public static String refunds(String userId) {
+        return "Bearer " + Jwt.issuer(ISSUER).subject(userId).groups("refunds").signWithSecret(SECRET);
+    }
+
     public static String newUser() {
         return "u-" + UUID.randomUUID();
     }

@@ -9,16 +9,21 @@ import static dev.onceguard.checkout.Order.Status.AWAITING_PAYMENT;
 import static dev.onceguard.checkout.Order.Status.CANCELED;
 import static dev.onceguard.checkout.Order.Status.FULFILLED;
 import static dev.onceguard.checkout.Order.Status.PAID;
+import static dev.onceguard.checkout.Order.Status.REFUNDED;
 
-/** {@code AWAITING_PAYMENT → PAID → FULFILLED}, and {@code AWAITING_PAYMENT → CANCELED}; nothing goes back. */
+/**
+ * {@code AWAITING_PAYMENT → PAID → FULFILLED}, {@code AWAITING_PAYMENT → CANCELED}, and {@code PAID | FULFILLED →
+ * REFUNDED} (refunded in full); nothing goes back.
+ */
 public final class OrderStates {
 
     public static final StateMachine<Order.Status> MACHINE = new StateMachine<>("order", "orders", "order_id",
             Order.Status.class, Map.of(
                     AWAITING_PAYMENT, Set.of(PAID, CANCELED),
-                    PAID, Set.of(FULFILLED),
-                    FULFILLED, Set.of(),
-                    CANCELED, Set.of()));
+                    PAID, Set.of(FULFILLED, REFUNDED),
+                    FULFILLED, Set.of(REFUNDED),
+                    CANCELED, Set.of(),
+                    REFUNDED, Set.of()));
 
     private OrderStates() {
     }

@@ -36,18 +36,33 @@ public class FulfilmentRows {
                 ON CONFLICT (dedupe_key) DO NOTHING""", notificationId, dedupeKey, kind, orderId, userId, now) == 1;
     }
 
-    /** @return false when the order was already credited for this reason */
+    /** @return false when the order was already credited (or debited, for a negative amount) for this reason */
     boolean creditPoints(String userId, String orderId, String reason, long points, Instant now) {
         return sql.update("""
                 INSERT INTO loyalty_ledger (user_id, order_id, reason, points, created_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (order_id, reason) DO NOTHING""", userId, orderId, reason, points, now) == 1;
     }
 
-    /** The effects the order has produced so far (none for an unknown order). */
+    /**
+     * Revokes the order's license, keeping the row with the time it was revoked.
+     *
+     * @return whether this call revoked it (false when it was revoked before, or the order has none)
+     */
+    boolean revokeLicense(String orderId, Instant now) {
+        return sql.update("UPDATE licenses SET revoked_at = ? WHERE order_id = ? AND revoked_at IS NULL", now,
+                orderId) == 1;
+    }
+
+    /** Whether the order has a license, revoked or not. */
+    boolean hasLicense(String orderId) {
+        return !sql.list("SELECT 1 FROM licenses WHERE order_id = ?", row -> row.getInt(1), orderId).isEmpty();
+    }
+
+    /** The effects the order has produced so far (none for an unknown order); a revoked license is not listed. */
     @Transactional
     public FulfilmentView viewOf(String orderId) {
         return new FulfilmentView(
-                sql.list("SELECT license_id FROM licenses WHERE order_id = ? ORDER BY license_id",
+                sql.list("SELECT license_id FROM licenses WHERE order_id = ? AND revoked_at IS NULL ORDER BY license_id",
                         row -> new FulfilmentView.LicenseRef(row.getString(1)), orderId),
                 sql.list("SELECT count(*) FROM notifications WHERE order_id = ?", row -> row.getLong(1), orderId).get(0),
                 sql.list("SELECT coalesce(sum(points), 0) FROM loyalty_ledger WHERE order_id = ?", row -> row.getLong(1),

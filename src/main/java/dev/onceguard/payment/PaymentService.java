@@ -97,7 +97,7 @@ public class PaymentService implements ResumableOperation {
                 Problem.of(404, "ORDER_NOT_FOUND", "Order not found",
                         "You have no order with this id.")));
         switch (order.status()) {
-            case PAID, FULFILLED -> throw new BusinessRefusal(Problem.of(409, "ORDER_ALREADY_PAID",
+            case PAID, FULFILLED, REFUNDED -> throw new BusinessRefusal(Problem.of(409, "ORDER_ALREADY_PAID",
                     "Order already paid", "Order " + orderId + " is already paid."));
             case CANCELED -> throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_PAYABLE", "Order not payable",
                     "Order " + orderId + " is canceled."));

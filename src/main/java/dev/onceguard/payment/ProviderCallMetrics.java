@@ -1,6 +1,8 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.CreateRefund;
+import dev.onceguard.payment.provider.ProviderRefund;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -18,24 +20,35 @@ import jakarta.enterprise.inject.Instance;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The client side of every provider call: {@code onceguard.provider.call.duration{provider,call}} (a latency
  * histogram) and {@code onceguard.provider.calls{provider,call,outcome}}, where the outcome is the status the
  * provider answered ({@code succeeded}, {@code pending}, {@code requires_action}, {@code failed}, {@code canceled}),
- * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use).
+ * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use); refund calls
+ * ({@code refund}, {@code find_refund}) are labelled with the refund's status, or {@code not_found}.
  */
 @ApplicationScoped
 public class ProviderCallMetrics {
 
     static final String CREATE = "create";
     static final String RETRIEVE = "retrieve";
+    static final String REFUND = "refund";
+    static final String FIND_REFUND = "find_refund";
     static final String UNKNOWN = "unknown";
     static final String ERROR = "error";
 
     @FunctionalInterface
     interface Call {
         ProviderPayment run() throws ProviderOutcomeUnknown;
+    }
+
+    /** A call whose answer's outcome label is read by {@code outcomeOf}. */
+    @FunctionalInterface
+    interface RefundCall<T> {
+        T run() throws ProviderOutcomeUnknown;
     }
 
     private final MeterRegistry registry;
@@ -50,11 +63,17 @@ public class ProviderCallMetrics {
     }
 
     ProviderPayment measure(String provider, String call, Call body) throws ProviderOutcomeUnknown {
+        return measure(provider, call, body::run, answer -> answer.status().name());
+    }
+
+    /** As {@link #measure(String, String, Call)}, for any answer, its outcome named by {@code outcomeOf}. */
+    <T> T measure(String provider, String call, RefundCall<T> body, Function<T, String> outcomeOf)
+            throws ProviderOutcomeUnknown {
         Timer.Sample sample = Timer.start(registry);
         String outcome = ERROR;
         try {
-            ProviderPayment answer = body.run();
-            outcome = answer.status().name().toLowerCase(Locale.ROOT);
+            T answer = body.run();
+            outcome = outcomeOf.apply(answer).toLowerCase(Locale.ROOT);
             return answer;
         } catch (ProviderOutcomeUnknown e) {
             outcome = UNKNOWN;
@@ -114,6 +133,19 @@ public class ProviderCallMetrics {
         @Override
         public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
             return metrics.measure(adapter.name(), RETRIEVE, () -> adapter.retrieve(providerPaymentId));
+        }
+
+        @Override
+        public ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown {
+            return metrics.measure(adapter.name(), REFUND, () -> adapter.refund(command),
+                    answer -> answer.status().name());
+        }
+
+        @Override
+        public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId)
+                throws ProviderOutcomeUnknown {
+            return metrics.measure(adapter.name(), FIND_REFUND, () -> adapter.findRefund(providerPaymentId, refundId),
+                    answer -> answer.map(found -> found.status().name()).orElse("not_found"));
         }
 
         @Override

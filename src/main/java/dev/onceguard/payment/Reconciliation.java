@@ -7,6 +7,7 @@ import dev.onceguard.platform.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.refund.RefundReconciliation;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -26,7 +27,7 @@ import java.util.Optional;
  * on from its recovery point with the same provider key: a final answer finishes the idempotency record, so the
  * client's retry replays it; an answer still unknown pauses it again at {@code outcome_unknown} (counted as
  * {@code stillUnknown}, among {@code resumed}). A PENDING attempt that has been quiet for a while is looked up by its
- * provider payment id.
+ * provider payment id. Refunds are reconciled the same way in the same run ({@link RefundReconciliation}).
  */
 @ApplicationScoped
 public class Reconciliation {
@@ -35,11 +36,14 @@ public class Reconciliation {
     static final int BATCH = 100;
 
     /** @param failed operations whose resumption threw; each is logged and left for the next run */
-    public record Result(int resumed, int stillUnknown, int failed, int pendingChecked, int pendingResolved) {
+    public record Result(int resumed, int stillUnknown, int failed, int pendingChecked, int pendingResolved,
+                         RefundReconciliation.Result refunds) {
 
         public Map<String, Long> counts() {
             return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown, "failed", (long) failed,
-                    "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved);
+                    "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved,
+                    "refundsResumed", (long) refunds.resumed(), "refundsStillUnknown", (long) refunds.stillUnknown(),
+                    "refundsFailed", (long) refunds.failed(), "refundsPendingResolved", (long) refunds.pendingResolved());
         }
     }
 
@@ -50,11 +54,13 @@ public class Reconciliation {
     private final PaymentRows rows;
     private final Jobs jobs;
     private final Draining draining;
+    private final RefundReconciliation refunds;
 
     public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
                           PaymentOutcomes outcomes, PaymentsConfig config, PaymentRows rows, Jobs jobs,
-                          Draining draining) {
+                          Draining draining, RefundReconciliation refunds) {
         this.draining = draining;
+        this.refunds = refunds;
         this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
@@ -112,7 +118,7 @@ public class Reconciliation {
                 resolved++;
             }
         }
-        return new Result(resumed, stillUnknown, failed, checked, resolved);
+        return new Result(resumed, stillUnknown, failed, checked, resolved, refunds.reconcile(cause));
     }
 
     private List<Payment> quietPendingPayments() {

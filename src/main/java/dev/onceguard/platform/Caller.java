@@ -28,4 +28,9 @@ public class Caller {
         }
         return subject;
     }
+
+    /** Whether the token's {@code groups} claim holds {@code group} (a back-office system's rights). */
+    public boolean inGroup(String group) {
+        return token.getGroups() != null && token.getGroups().contains(group);
+    }
 }

@@ -14,6 +14,7 @@ public record Cause(String kind, String ref) {
     public static final String LEASE_RECOVERY = "lease_recovery";
     public static final String ADMIN = "admin";
     public static final String FULFILMENT = "fulfilment";
+    public static final String REQUEST = "request";
 
     /** The provider's synchronous answer to the call made for request {@code requestId}. */
     public static Cause providerAnswer(String requestId) {
@@ -34,6 +35,11 @@ public record Cause(String kind, String ref) {
 
     public static Cause admin(long auditId) {
         return new Cause(ADMIN, String.valueOf(auditId));
+    }
+
+    /** An API request of the user (or back-office system) itself, such as the owner canceling an order. */
+    public static Cause request(String requestId) {
+        return new Cause(REQUEST, requestId);
     }
 
     /** The delivery of outbox event {@code outboxEventId}. */

@@ -3,14 +3,17 @@ package dev.onceguard.sandbox;
 import java.util.Arrays;
 
 /**
- * The events the sandbox sends, with the payment status each announces in {@code data.object.status}. An event that
+ * The events the sandbox sends, with the payment's (or, for a refund event, the refund's) status each announces in
+ * {@code data.object.status}. An event that
  * announces a final state also settles a sandbox payment that is still PENDING when it falls due.
  */
 enum SandboxEventType {
 
     SUCCEEDED("payment.succeeded", "SUCCEEDED", SandboxPayment.Status.SUCCEEDED),
     PENDING("payment.pending", "PENDING", null),
-    CANCELED("payment.canceled", "CANCELED", SandboxPayment.Status.FAILED);
+    CANCELED("payment.canceled", "CANCELED", SandboxPayment.Status.FAILED),
+    REFUND_SUCCEEDED("refund.succeeded", "SUCCEEDED", null),
+    REFUND_FAILED("refund.failed", "FAILED", null);
 
     final String wireName;
     final String objectStatus;

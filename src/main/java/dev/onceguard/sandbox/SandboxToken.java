@@ -14,7 +14,11 @@ enum SandboxToken {
     TIMEOUT_AFTER_COMMIT("tok_timeout_after_commit", SandboxPayment.Status.SUCCEEDED, Answer.TOO_LATE),
     ERROR_AFTER_COMMIT("tok_error_after_commit", SandboxPayment.Status.SUCCEEDED, Answer.SERVER_ERROR),
     DUPLICATE_WEBHOOKS("tok_duplicate_webhooks", SandboxPayment.Status.SUCCEEDED, Answer.AT_ONCE),
-    OUT_OF_ORDER("tok_out_of_order", SandboxPayment.Status.SUCCEEDED, Answer.AT_ONCE);
+    OUT_OF_ORDER("tok_out_of_order", SandboxPayment.Status.SUCCEEDED, Answer.AT_ONCE),
+    /** Pays; every refund of the payment fails. */
+    REFUND_FAILS("tok_refund_fails", SandboxPayment.Status.SUCCEEDED, Answer.AT_ONCE),
+    /** Pays; every refund of the payment commits, then answers too late for the caller's timeout. */
+    REFUND_TIMEOUT("tok_refund_timeout", SandboxPayment.Status.SUCCEEDED, Answer.AT_ONCE);
 
     /** How the first create answers, after its payment committed. A replay with the same key always answers at once. */
     enum Answer { AT_ONCE, TOO_LATE, SERVER_ERROR }
@@ -60,7 +64,7 @@ enum SandboxToken {
             case OUT_OF_ORDER -> List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, Duration.ZERO, 1),
                     new PlannedEvent(SandboxEventType.PENDING, config.staleEventDelay(), 1));
             case TIMEOUT_AFTER_COMMIT -> List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, tooLate(callerTimeout), 1));
-            case SUCCESS, ERROR_AFTER_COMMIT ->
+            case SUCCESS, ERROR_AFTER_COMMIT, REFUND_FAILS, REFUND_TIMEOUT ->
                     List.of(new PlannedEvent(SandboxEventType.SUCCEEDED, Duration.ZERO, 1));
         };
     }

@@ -26,6 +26,13 @@ public class SandboxWebhooks {
         }
     }
 
+    /** The body of a refund event; its object is the refund, as the sandbox API shows it. */
+    @RegisterForReflection
+    record RefundEventBody(String id, String type, String created, Data data) {
+        record Data(SandboxRefundView object) {
+        }
+    }
+
     private final EntityManager em;
     private final ObjectMapper json;
     private final Ids ids;
@@ -48,6 +55,21 @@ public class SandboxWebhooks {
         String body = toJson(new EventBody(eventId, type.wireName, Timestamps.format(dueAt), new EventBody.Data(
                 new EventBody.EventObject(payment.id, type.objectStatus, payment.amount.setScale(2).toPlainString(),
                         payment.currency, payment.metadata == null ? Map.of() : payment.metadata))));
+        insertCopies(eventId, payment.id, type, body, dueAt, copies);
+        return eventId;
+    }
+
+    /** Schedules one event about {@code refund}, due at {@code dueAt}, delivered once; returns the event id. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public String scheduleRefund(SandboxRefundView refund, SandboxEventType type, Instant dueAt) {
+        String eventId = ids.next("evt");
+        insertCopies(eventId, refund.payment(), type, toJson(new RefundEventBody(eventId, type.wireName,
+                Timestamps.format(dueAt), new RefundEventBody.Data(refund))), dueAt, 1);
+        return eventId;
+    }
+
+    private void insertCopies(String eventId, String paymentId, SandboxEventType type, String body, Instant dueAt,
+                              int copies) {
         Instant now = Timestamps.now();
         for (int copy = 1; copy <= copies; copy++) {
             em.createNativeQuery("""
@@ -56,17 +78,16 @@ public class SandboxWebhooks {
                             VALUES (:eventId, :copy, :paymentId, :type, :body, :dueAt, :dueAt, :now)""")
                     .setParameter("eventId", eventId)
                     .setParameter("copy", copy)
-                    .setParameter("paymentId", payment.id)
+                    .setParameter("paymentId", paymentId)
                     .setParameter("type", type.wireName)
                     .setParameter("body", body)
                     .setParameter("dueAt", dueAt)
                     .setParameter("now", now)
                     .executeUpdate();
         }
-        return eventId;
     }
 
-    private String toJson(EventBody body) {
+    private String toJson(Object body) {
         try {
             return json.writeValueAsString(body);
         } catch (JsonProcessingException e) {

@@ -14,6 +14,7 @@ import dev.onceguard.payment.ProviderPaymentIdLearned;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.WebhookRejected;
+import dev.onceguard.payment.refund.RefundEvents;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -76,14 +77,17 @@ public class WebhookInbox {
     private final ObjectMapper json;
     private final FinishedEvents finished;
     private final WebhookDeliveryLog deliveries;
+    private final RefundEvents refundEvents;
 
     public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentRows rows,
                         PaymentProviders providers, WebhookMetrics metrics,
                         @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout,
-                        ObjectMapper json, FinishedEvents finished, WebhookDeliveryLog deliveries) {
+                        ObjectMapper json, FinishedEvents finished, WebhookDeliveryLog deliveries,
+                        RefundEvents refundEvents) {
         this.em = em;
         this.finished = finished;
         this.deliveries = deliveries;
+        this.refundEvents = refundEvents;
         this.json = json;
         this.outcomes = outcomes;
         this.payments = payments;
@@ -330,6 +334,9 @@ public class WebhookInbox {
 
     /** The state machine step of one event, inside the inbox row's transaction, lock waits limited. */
     private Decision apply(String provider, ProviderEvent event, Cause cause) {
+        if (event.refund() != null) {
+            return applyRefund(provider, event, cause);
+        }
         if (event.status() == null) {
             return new Decision(DeliveryOutcome.IGNORED, "event type not handled", null);
         }
@@ -351,6 +358,17 @@ public class WebhookInbox {
         }
         Payment.Status current = rows.get(payment.paymentId()).status();
         return new Decision(DeliveryOutcome.IGNORED, "stale or repeated (payment is " + current + ")", payment.paymentId());
+    }
+
+    /** A refund event, applied by the refunds' own rules ({@link RefundEvents}). */
+    private Decision applyRefund(String provider, ProviderEvent event, Cause cause) {
+        RefundEvents.Applied applied = refundEvents.apply(provider, event, cause);
+        DeliveryOutcome outcome = switch (applied.outcome()) {
+            case APPLIED -> DeliveryOutcome.PROCESSED;
+            case STALE, UNMATCHED -> DeliveryOutcome.IGNORED;
+            case MISMATCH -> DeliveryOutcome.REJECTED;
+        };
+        return new Decision(outcome, applied.reason(), applied.paymentId());
     }
 
     /**

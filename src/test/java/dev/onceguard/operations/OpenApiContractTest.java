@@ -47,6 +47,10 @@ class OpenApiContractTest {
             "POST /api/orders/{orderId}/payments", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND",
                     "ORDER_ALREADY_PAID", "ORDER_NOT_PAYABLE", "PAYMENT_ATTEMPT_UNRESOLVED", "PROVIDER_UNAVAILABLE")),
             "GET /api/payments/{paymentId}", union(AUTHENTICATED_READ, Set.of("PAYMENT_NOT_FOUND")),
+            "POST /api/payments/{paymentId}/refunds", union(IDEMPOTENT_WRITE, Set.of("FORBIDDEN", "PAYMENT_NOT_FOUND",
+                    "REFUND_EXCEEDS_PAYMENT", "PAYMENT_NOT_REFUNDABLE")),
+            "POST /api/orders/{orderId}/cancellation", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND",
+                    "ORDER_NOT_CANCELABLE", "PAYMENT_ATTEMPT_UNRESOLVED")),
             "POST /webhooks/{provider}", union(SERVER_ERRORS, Set.of("PROVIDER_NOT_FOUND", "WEBHOOK_SIGNATURE_INVALID",
                     "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE", "MALFORMED_JSON",
                     "VALIDATION_FAILED")));
@@ -81,7 +85,7 @@ class OpenApiContractTest {
         for (String operation : served) {
             assertThat(operation(operation).isObject()).as(operation).isTrue();
             assertThat(texts(operation(operation).path("tags"))).as(operation + ": written, not scanned")
-                    .isSubsetOf("Catalog", "Orders", "Payments", "Webhooks");
+                    .isSubsetOf("Catalog", "Orders", "Payments", "Refunds", "Webhooks");
         }
     }
 
@@ -144,8 +148,9 @@ class OpenApiContractTest {
     }
 
     @Test
-    void bothStateChangingCallsRequireTheIdempotencyKeyHeader() {
-        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments")) {
+    void everyStateChangingCallRequiresTheIdempotencyKeyHeader() {
+        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments",
+                "POST /api/payments/{paymentId}/refunds", "POST /api/orders/{orderId}/cancellation")) {
             JsonNode key = null;
             for (JsonNode parameter : operation(operation).path("parameters")) {
                 JsonNode resolved = resolve(parameter);
@@ -187,7 +192,8 @@ class OpenApiContractTest {
 
     @Test
     void requestBodiesOfTheWritesHaveASchemaAndAnExample() {
-        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments")) {
+        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments",
+                "POST /api/payments/{paymentId}/refunds")) {
             JsonNode body = operation(operation).at("/requestBody/content/application~1json");
             assertThat(resolve(body.path("schema")).path("required").size()).as(operation).isPositive();
             assertThat(body.path("examples").size()).as(operation).isPositive();

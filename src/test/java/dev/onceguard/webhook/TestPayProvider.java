@@ -3,6 +3,8 @@ package dev.onceguard.webhook;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.CreateRefund;
+import dev.onceguard.payment.provider.ProviderRefund;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -21,6 +23,7 @@ import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A test double of an external payment provider, for the webhook inbox tests: it signs its events with a known
@@ -53,6 +56,16 @@ public class TestPayProvider implements PaymentProvider {
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
         throw new ProviderOutcomeUnknown("testpay has no payment API", null);
+    }
+
+    @Override
+    public ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown {
+        throw new ProviderOutcomeUnknown("testpay has no refund API", null);
+    }
+
+    @Override
+    public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
+        throw new ProviderOutcomeUnknown("testpay has no refund API", null);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.onceguard.payment.provider;
 
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What onceguard needs from a payment provider. An adapter (the built-in sandbox, Stripe) implements it;
@@ -24,6 +25,23 @@ public interface PaymentProvider {
 
     /** The provider's current view of one payment. */
     ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown;
+
+    /**
+     * Refunds (part of) a payment, idempotently: the same {@link CreateRefund#idempotencyKey()} always names the same
+     * provider refund, so repeating the call after an unknown outcome never refunds twice. A refusal by the provider
+     * (the amount is more than it will refund, the payment cannot be refunded) is a {@link RefundStatus#FAILED}
+     * answer, not an exception.
+     *
+     * @throws ProviderOutcomeUnknown on timeout, 5xx or a broken connection: the refund may or may not exist
+     */
+    ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown;
+
+    /**
+     * The provider's current view of onceguard refund {@code refundId} of payment {@code providerPaymentId}, found by
+     * the {@code refund_id} metadata sent with it; empty when the provider has no such refund (the call that would
+     * have made it never reached the provider).
+     */
+    Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown;
 
     /**
      * Checks a webhook delivery's signature and timestamp before anything else looks at it.

@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.CreateRefund;
+import dev.onceguard.payment.provider.ProviderRefund;
+import dev.onceguard.payment.provider.RefundFact;
+import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -27,6 +31,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -36,7 +41,8 @@ import java.util.function.Supplier;
  * timeout: a timeout, a 5xx or a broken connection is an unknown outcome, never a failure. A 4xx to a create (an
  * unknown payment method token, a body it does not accept) is the sandbox's final refusal: it did not and will not
  * charge, so the payment has FAILED, as with Stripe's refusals. A 4xx to a retrieve means onceguard asked for a payment
- * the sandbox never made, a bug.
+ * the sandbox never made, a bug. Refunds go the same way: a 4xx to a refund (more than remains of the payment) is a
+ * refund that FAILED; a refund is found again by the {@code refund_id} metadata sent with it.
  */
 @ApplicationScoped
 public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
@@ -45,6 +51,8 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     /** Metadata keys sent with every payment and echoed by the sandbox in its events, as Stripe does. */
     static final String ORDER_ID = "order_id";
     static final String PAYMENT_ID = "payment_id";
+    /** Metadata key sent with every refund, echoed in its events and its place in the refund list. */
+    static final String REFUND_ID = "refund_id";
     private static final Logger LOG = Logger.getLogger(SandboxPaymentProvider.class);
 
     private final SandboxConfig sandbox;
@@ -52,6 +60,7 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     private final SandboxWebhookSecret secret;
     private final ObjectMapper json;
     private volatile SandboxApi api;
+    private volatile SandboxRefundsApi refundsApi;
 
     public SandboxPaymentProvider(SandboxConfig sandbox, PaymentsConfig payments, SandboxWebhookSecret secret,
                                   ObjectMapper json) {
@@ -101,6 +110,32 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     }
 
     @Override
+    public ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown {
+        SandboxRefundsApi.CreateBody body = new SandboxRefundsApi.CreateBody(command.providerPaymentId(),
+                command.amount().setScale(2).toPlainString(), command.currency(),
+                Map.of(REFUND_ID, command.refundId(), PAYMENT_ID, command.paymentId()));
+        String what = "refund " + command.refundId();
+        try {
+            return toRefund(call(what, () -> refundsApi().create(command.idempotencyKey(), body)));
+        } catch (SandboxRefused e) {
+            LOG.infof("sandbox refused %s with %d", what, e.status);
+            return new ProviderRefund(null, RefundStatus.FAILED);
+        }
+    }
+
+    @Override
+    public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
+        String what = "list the refunds of " + providerPaymentId;
+        try {
+            return call(what, () -> refundsApi().ofPayment(providerPaymentId)).data().stream()
+                    .filter(refund -> refund.metadata() != null && refundId.equals(refund.metadata().get(REFUND_ID)))
+                    .findFirst().map(SandboxPaymentProvider::toRefund);
+        } catch (SandboxRefused e) {
+            throw new IllegalStateException("sandbox refused to " + what + " with " + e.status);
+        }
+    }
+
+    @Override
     public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
         try {
             StandardWebhooksSignature.verify(headers, body, secret.value(), Instant.now());
@@ -122,6 +157,9 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
         }
         JsonNode object = event.path("data").path("object");
         String type = text(event, "type");
+        if (type.equals("refund.succeeded") || type.equals("refund.failed")) {
+            return refundEvent(event, object, type);
+        }
         ProviderStatus status = switch (type) {
             case "payment.succeeded", "payment.pending", "payment.canceled" -> status(text(object, "status"));
             default -> null;
@@ -136,6 +174,33 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
         } catch (DateTimeParseException e) {
             throw new WebhookRejected("sandbox event has a malformed created timestamp");
         }
+    }
+
+    private static ProviderEvent refundEvent(JsonNode event, JsonNode object, String type) throws WebhookRejected {
+        RefundStatus status = switch (text(object, "status")) {
+            case "SUCCEEDED" -> RefundStatus.SUCCEEDED;
+            case "FAILED" -> RefundStatus.FAILED;
+            default -> throw new WebhookRejected("sandbox refund event has an unknown status");
+        };
+        try {
+            return ProviderEvent.aboutRefund(text(event, "id"), type, text(object, "payment"),
+                    Instant.parse(text(event, "created")), new RefundFact(text(object, "id"),
+                            optionalText(object.path("metadata"), REFUND_ID), status,
+                            new BigDecimal(text(object, "amount")), text(object, "currency")));
+        } catch (NumberFormatException e) {
+            throw new WebhookRejected("sandbox event has a malformed amount");
+        } catch (DateTimeParseException e) {
+            throw new WebhookRejected("sandbox event has a malformed created timestamp");
+        }
+    }
+
+    private static ProviderRefund toRefund(SandboxRefundsApi.RefundBody answer) {
+        RefundStatus status = switch (answer.status()) {
+            case "SUCCEEDED" -> RefundStatus.SUCCEEDED;
+            case "FAILED" -> RefundStatus.FAILED;
+            default -> throw new IllegalStateException("sandbox answered an unknown refund status " + answer.status());
+        };
+        return new ProviderRefund(answer.id(), status);
     }
 
     private <T> T call(String what, Supplier<T> request) throws ProviderOutcomeUnknown, SandboxRefused {
@@ -213,10 +278,31 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
         return current;
     }
 
+    private SandboxRefundsApi refundsApi() {
+        SandboxRefundsApi current = refundsApi;
+        if (current == null) {
+            synchronized (this) {
+                if (refundsApi == null) {
+                    long timeout = payments.providerTimeout().toMillis();
+                    refundsApi = QuarkusRestClientBuilder.newBuilder()
+                            .baseUri(sandbox.baseUrl())
+                            .connectTimeout(timeout, TimeUnit.MILLISECONDS)
+                            .readTimeout(timeout, TimeUnit.MILLISECONDS)
+                            .build(SandboxRefundsApi.class);
+                }
+                current = refundsApi;
+            }
+        }
+        return current;
+    }
+
     @PreDestroy
     void close() {
         if (api != null) {
             api.close();
+        }
+        if (refundsApi != null) {
+            refundsApi.close();
         }
     }
 }

@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.CreateRefund;
+import dev.onceguard.payment.provider.ProviderRefund;
+import dev.onceguard.payment.provider.RefundFact;
+import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
@@ -44,7 +48,8 @@ import java.util.stream.Collectors;
 
 /**
  * Stripe PaymentIntents behind the provider SPI: create (confirmed at once, with our provider key as Stripe's
- * {@code Idempotency-Key}), retrieve, {@code Stripe-Signature} verification and event parsing. Every call pins the
+ * {@code Idempotency-Key}), retrieve, refunds ({@code POST /v1/refunds}, with the refund's provider key) and their
+ * look-up, {@code Stripe-Signature} verification and event parsing. Every call pins the
  * API version ({@code onceguard.stripe.api-version}), so that a change of the account's default version never
  * changes the shapes this adapter reads. An intent in {@code requires_action} (3-D Secure) is reported with its
  * client secret and next action for the client. Enabled only when both the API key and the webhook endpoint secret
@@ -141,6 +146,69 @@ public class StripePaymentProvider implements PaymentProvider {
         return paymentOf(parse(answer));
     }
 
+    /**
+     * {@code POST /v1/refunds} of the intent, with the refund's provider key as Stripe's {@code Idempotency-Key} and
+     * onceguard's ids as metadata. A 4xx other than an idempotency error (more than remains of the charge, a charge
+     * already refunded) made no refund: FAILED.
+     */
+    @Override
+    public ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown {
+        Map<String, String> form = new LinkedHashMap<>();
+        form.put("payment_intent", command.providerPaymentId());
+        form.put("amount", String.valueOf(minorUnits(command.amount(), command.currency())));
+        form.put("metadata[refund_id]", command.refundId());
+        form.put("metadata[payment_id]", command.paymentId());
+        HttpResponse<String> answer = send(request("/v1/refunds")
+                .header("Idempotency-Key", command.idempotencyKey())
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
+                .build());
+        JsonNode body = parse(answer);
+        if (answer.statusCode() == 200) {
+            return refundOf(body);
+        }
+        JsonNode error = body.path("error");
+        if ("idempotency_error".equals(error.path("type").asText())) {
+            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
+        }
+        LOG.infof("Stripe refused refund %s: %d %s %s", command.refundId(), answer.statusCode(),
+                error.path("type").asText(), error.path("code").asText());
+        return new ProviderRefund(null, RefundStatus.FAILED);
+    }
+
+    /** {@code GET /v1/refunds?payment_intent=…}, the refund whose {@code metadata.refund_id} is onceguard's id. */
+    @Override
+    public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request("/v1/refunds?limit=100&payment_intent="
+                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " for the refunds of "
+                    + providerPaymentId, null);
+        }
+        for (JsonNode refund : parse(answer).path("data")) {
+            if (refundId.equals(refund.path("metadata").path("refund_id").asText(null))) {
+                return Optional.of(refundOf(refund));
+            }
+        }
+        return Optional.empty();
+    }
+
+    static RefundStatus refundStatusOf(String status) throws ProviderOutcomeUnknown {
+        return switch (status) {
+            case "succeeded" -> RefundStatus.SUCCEEDED;
+            case "pending", "requires_action" -> RefundStatus.PENDING;
+            case "failed", "canceled" -> RefundStatus.FAILED;
+            default -> throw new ProviderOutcomeUnknown("unrecognized Refund status " + status, null);
+        };
+    }
+
+    private static ProviderRefund refundOf(JsonNode refund) throws ProviderOutcomeUnknown {
+        if (!refund.path("id").isTextual() || !refund.path("status").isTextual()) {
+            throw new ProviderOutcomeUnknown("Stripe's answer is not a Refund", null);
+        }
+        return new ProviderRefund(refund.get("id").asText(), refundStatusOf(refund.get("status").asText()));
+    }
+
     /** {@code Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]}. */
     @Override
     public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
@@ -197,6 +265,10 @@ public class StripePaymentProvider implements PaymentProvider {
             throw new WebhookRejected("the body is not a Stripe event");
         }
         String type = event.get("type").asText();
+        Optional<ProviderEvent> aboutRefund = refundEvent(event, type);
+        if (aboutRefund.isPresent()) {
+            return aboutRefund.get();
+        }
         ProviderStatus status = switch (type) {
             case "payment_intent.succeeded" -> ProviderStatus.SUCCEEDED;
             case "payment_intent.processing" -> ProviderStatus.PENDING;
@@ -218,6 +290,42 @@ public class StripePaymentProvider implements PaymentProvider {
         return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created,
                 textOrNull(event.path("request").path("idempotency_key")), textOrNull(metadata.path("payment_id")),
                 textOrNull(metadata.path("order_id")));
+    }
+
+    /**
+     * {@code refund.updated} and {@code refund.failed} carry the Refund as data.object; {@code charge.refunded} carries
+     * the Charge, whose {@code refunds} list (newest first) is read when the event includes it. A charge.refunded
+     * without its refunds is not a refund event (it is ignored: the refund's own refund.updated reports the fact).
+     */
+    private static Optional<ProviderEvent> refundEvent(JsonNode event, String type) throws WebhookRejected {
+        JsonNode object = event.path("data").path("object");
+        JsonNode refund;
+        if (type.equals("refund.updated") || type.equals("refund.failed")) {
+            refund = object;
+        } else if (type.equals("charge.refunded") && object.path("refunds").path("data").isArray()
+                && !object.path("refunds").path("data").isEmpty()) {
+            refund = object.path("refunds").path("data").get(0);
+        } else {
+            return Optional.empty();
+        }
+        if (!"refund".equals(refund.path("object").asText()) || !refund.path("id").isTextual()
+                || !refund.path("payment_intent").isTextual() || !refund.path("currency").isTextual()
+                || !refund.path("amount").canConvertToLong() || !refund.path("status").isTextual()) {
+            throw new WebhookRejected(type + " without a refund in data.object");
+        }
+        RefundStatus status;
+        try {
+            status = refundStatusOf(refund.get("status").asText());
+        } catch (ProviderOutcomeUnknown e) {
+            throw new WebhookRejected(type + " with an unrecognized refund status");
+        }
+        String currency = refund.get("currency").asText().toUpperCase(Locale.ROOT);
+        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong())
+                : null;
+        return Optional.of(ProviderEvent.aboutRefund(event.get("id").asText(), type,
+                refund.get("payment_intent").asText(), created, new RefundFact(refund.get("id").asText(),
+                        textOrNull(refund.path("metadata").path("refund_id")), status,
+                        fromMinorUnits(refund.get("amount").asLong(), currency), currency)));
     }
 
     private static String textOrNull(JsonNode node) {

@@ -1,0 +1,109 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.idempotency.AtomicPhase;
+import dev.onceguard.idempotency.BusinessRefusal;
+import dev.onceguard.idempotency.Checkpoint;
+import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.IdempotentRequest;
+import dev.onceguard.idempotency.IdempotentResponse;
+import dev.onceguard.idempotency.PhaseResult;
+import dev.onceguard.idempotency.ResumableOperation;
+import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.LogContext;
+import dev.onceguard.platform.Problem;
+import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.SqlRows;
+import dev.onceguard.platform.Timestamps;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * Cancels an unpaid order for its owner, once per key, in the single transaction of its idempotency claim: the order
+ * is locked (so no payment attempt of it can start or be inserted meanwhile: a payment locks the order too), checked,
+ * moved to CANCELED by the state machine's conditional UPDATE, and its limited stock returned, all with the record's
+ * final 200 or its stored refusal. The stock comes back once: only the move that happened returns it.
+ *
+ * <p>The claim and the whole operation commit together, so no record of this operation is ever left past its first
+ * recovery point: a crash leaves none, or one the engine releases. It registers as resumable only because the engine
+ * runs operations of this form (one first phase in the claim's transaction) through that interface.
+ */
+@ApplicationScoped
+public class OrderCancellation implements ResumableOperation {
+
+    /** The operation's name, as its records, metrics and settings carry it. */
+    public static final String OPERATION = "cancel-order";
+    private static final Logger LOG = Logger.getLogger(OrderCancellation.class);
+
+    private final IdempotencyService idempotency;
+    private final OrderRows orders;
+    private final SqlRows sql;
+    private final EntityManager em;
+
+    public OrderCancellation(IdempotencyService idempotency, OrderRows orders, SqlRows sql, EntityManager em) {
+        this.idempotency = idempotency;
+        this.orders = orders;
+        this.sql = sql;
+        this.em = em;
+    }
+
+    @Override
+    public String name() {
+        return OPERATION;
+    }
+
+    public Uni<IdempotentResponse> cancel(IdempotentRequest<CancelOrderRequest> request, String orderId) {
+        Cause cause = Cause.request(request.requestId());
+        return idempotency.execute(request, (body, recordId) -> cancelNow(request.userId(), orderId, cause), cause);
+    }
+
+    private PhaseResult cancelNow(String userId, String orderId, Cause cause) {
+        LogContext.put(LogContext.ORDER_ID, orderId);
+        OrderRows.Payable order = orders.lockForPayment(orderId, userId).orElseThrow(() -> new ProblemException(
+                Problem.of(404, "ORDER_NOT_FOUND", "Order not found", "You have no order with this id.")));
+        if (order.status() != Order.Status.AWAITING_PAYMENT) {
+            throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_CANCELABLE", "Order not cancelable",
+                    "Order " + orderId + " is " + order.status() + "; only an order awaiting payment can be canceled."));
+        }
+        if (hasAttemptInFlight(orderId)) {
+            throw new BusinessRefusal(Problem.of(409, "PAYMENT_ATTEMPT_UNRESOLVED", "Payment attempt unresolved",
+                    "A payment attempt of order " + orderId + " is still in flight; the order can be canceled once "
+                            + "it has failed or been canceled."));
+        }
+        Instant now = Timestamps.now();
+        if (OrderStates.MACHINE.move(em, orderId, Order.Status.CANCELED, cause, now).isPresent()) {
+            returnStock(orderId);
+            LOG.infof("order %s -> CANCELED by its owner (%s)", orderId, cause);
+        }
+        Order canceled = orders.findOwned(orderId, userId).orElseThrow();
+        return PhaseResult.completed(idempotency.jsonResponse(200, OrderView.of(canceled),
+                Map.of("Content-Location", "/api/orders/" + orderId), OrderService.RESOURCE_TYPE, orderId));
+    }
+
+    /** A payment attempt that may still charge: CREATED, PENDING, REQUIRES_ACTION or UNKNOWN. */
+    private boolean hasAttemptInFlight(String orderId) {
+        return !sql.list("""
+                SELECT 1 FROM payments WHERE order_id = ?
+                   AND status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') LIMIT 1""",
+                row -> row.getInt(1), orderId).isEmpty();
+    }
+
+    /** Gives the order's units of limited stock back (the same product on two lines, their sum). */
+    private void returnStock(String orderId) {
+        sql.update("""
+                UPDATE products p SET stock = p.stock + i.quantity
+                  FROM (SELECT product_id, sum(quantity) AS quantity FROM order_items WHERE order_id = ?
+                         GROUP BY product_id) i
+                 WHERE p.product_id = i.product_id AND p.stock IS NOT NULL""", orderId);
+    }
+
+    @Override
+    public AtomicPhase resume(long recordId, Checkpoint checkpoint, Cause cause) {
+        throw new IllegalStateException("cancel-order record " + recordId + " at " + checkpoint.recoveryPoint()
+                + ": a cancellation finishes in its claim's transaction and is never resumed");
+    }
+}

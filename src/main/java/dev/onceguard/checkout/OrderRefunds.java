@@ -1,0 +1,41 @@
+package dev.onceguard.checkout;
+
+import dev.onceguard.outbox.Outbox;
+import dev.onceguard.platform.Cause;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.transaction.Transactional;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * The order's side of a payment refunded in full: the order becomes REFUNDED and {@link #ORDER_REFUNDED} is announced
+ * in the caller's transaction, once (the outbox's UNIQUE (event type, order) decides); its effects take back the
+ * effects of {@link OrderSettlement#ORDER_PAID}.
+ */
+@ApplicationScoped
+public class OrderRefunds {
+
+    /** Outbox event type whose effects take the order's fulfilment back. */
+    public static final String ORDER_REFUNDED = "ORDER_REFUNDED";
+
+    private final EntityManager em;
+    private final Outbox outbox;
+
+    public OrderRefunds(EntityManager em, Outbox outbox) {
+        this.em = em;
+        this.outbox = outbox;
+    }
+
+    /** @return whether the order became REFUNDED by this call */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean markRefunded(String orderId, String paymentId, String refundId, Cause cause, Instant at) {
+        if (OrderStates.MACHINE.move(em, orderId, Order.Status.REFUNDED, cause, at).isEmpty()) {
+            return false;
+        }
+        outbox.enqueue(ORDER_REFUNDED, "order", orderId, Map.of("orderId", orderId, "paymentId", paymentId,
+                "refundId", refundId));
+        return true;
+    }
+}
