@@ -59,7 +59,7 @@ public class RefundEvents {
             return new Applied(Outcome.MISMATCH, mismatch.get(), refund.paymentId());
         }
         if (outcomes.apply(refund, fact.providerRefundId(), fact.status(), cause)) {
-            refunds.finishSettled(refund.refundId());
+            refunds.finishSettled(refund.refundId(), cause);
             return new Applied(Outcome.APPLIED, null, refund.paymentId());
         }
         return new Applied(Outcome.STALE, "stale or repeated (refund " + refund.refundId() + " is "

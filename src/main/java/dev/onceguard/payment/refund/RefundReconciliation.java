@@ -107,7 +107,7 @@ public class RefundReconciliation {
             return current.isPresent() && QuarkusTransaction.requiringNew().call(() -> {
                 boolean moved = outcomes.apply(refund, current.get().providerRefundId(), current.get().status(), cause);
                 if (moved) {
-                    refunds.finishSettled(refund.refundId());
+                    refunds.finishSettled(refund.refundId(), cause);
                 }
                 return moved;
             });

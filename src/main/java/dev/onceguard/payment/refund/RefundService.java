@@ -200,11 +200,11 @@ public class RefundService implements ResumableOperation {
      * {@code create-payment} does: a record left UNKNOWN stores the final 201, so the client's retry replays it.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void finishSettled(String refundId) {
+    public void finishSettled(String refundId, Cause cause) {
         Refund current = rows.get(refundId);
         if (current.idempotencyRecordId() != null) {
             idempotency.applyUnheld(current.idempotencyRecordId(), OPERATION,
-                    waitsForProvider(current) ? PhaseResult.noOp() : PhaseResult.completed(finalResponse(current)));
+                    waitsForProvider(current) ? PhaseResult.noOp() : PhaseResult.completed(finalResponse(current)), cause);
         }
     }
 
