@@ -5,6 +5,7 @@ import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ReadBackFailed;
 import dev.onceguard.payment.provider.WebhookRejected;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,7 +19,8 @@ import java.util.Map;
  * The client side of every provider call: {@code onceguard.provider.call.duration{provider,call}} (a latency
  * histogram) and {@code onceguard.provider.calls{provider,call,outcome}}, where the outcome is the status the
  * provider answered ({@code succeeded}, {@code pending}, {@code requires_action}, {@code failed}, {@code canceled}),
- * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use).
+ * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use). A call
+ * whose answer is not a payment's status (a notification's read-back) is {@code answered} when it got one.
  */
 @ApplicationScoped
 public class ProviderCallMetrics {
@@ -27,10 +29,17 @@ public class ProviderCallMetrics {
     static final String RETRIEVE = "retrieve";
     static final String UNKNOWN = "unknown";
     static final String ERROR = "error";
+    static final String ANSWERED = "answered";
 
     @FunctionalInterface
     interface Call {
         ProviderPayment run() throws ProviderOutcomeUnknown;
+    }
+
+    /** A provider call whose answer is not a payment's status, such as the read-back of a notification's object. */
+    @FunctionalInterface
+    public interface ObjectCall<T> {
+        T run() throws ProviderOutcomeUnknown;
     }
 
     private final MeterRegistry registry;
@@ -55,16 +64,36 @@ public class ProviderCallMetrics {
             outcome = UNKNOWN;
             throw e;
         } finally {
-            sample.stop(Timer.builder("onceguard.provider.call.duration")
-                    .description("Duration of calls to a payment provider, as onceguard's client measures them")
-                    .tag("provider", provider).tag("call", call)
-                    .publishPercentileHistogram()
-                    .register(registry));
-            Counter.builder("onceguard.provider.calls")
-                    .description("Calls to a payment provider by what came of them")
-                    .tag("provider", provider).tag("call", call).tag("outcome", outcome)
-                    .register(registry).increment();
+            record(sample, provider, call, outcome);
         }
+    }
+
+    /** Measures a call an adapter makes on its own (a read-back), under the same two meters as every other call. */
+    public <T> T measureObject(String provider, String call, ObjectCall<T> body) throws ProviderOutcomeUnknown {
+        Timer.Sample sample = Timer.start(registry);
+        String outcome = ERROR;
+        try {
+            T answer = body.run();
+            outcome = ANSWERED;
+            return answer;
+        } catch (ProviderOutcomeUnknown e) {
+            outcome = UNKNOWN;
+            throw e;
+        } finally {
+            record(sample, provider, call, outcome);
+        }
+    }
+
+    private void record(Timer.Sample sample, String provider, String call, String outcome) {
+        sample.stop(Timer.builder("onceguard.provider.call.duration")
+                .description("Duration of calls to a payment provider, as onceguard's client measures them")
+                .tag("provider", provider).tag("call", call)
+                .publishPercentileHistogram()
+                .register(registry));
+        Counter.builder("onceguard.provider.calls")
+                .description("Calls to a payment provider by what came of them")
+                .tag("provider", provider).tag("call", call).tag("outcome", outcome)
+                .register(registry).increment();
     }
 
     private record Measured(PaymentProvider adapter, ProviderCallMetrics metrics) implements PaymentProvider {
@@ -92,6 +121,16 @@ public class ProviderCallMetrics {
         @Override
         public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
             adapter.verifyWebhook(body, headers);
+        }
+
+        @Override
+        public void verifySource(String sourceAddress) throws WebhookRejected {
+            adapter.verifySource(sourceAddress);
+        }
+
+        @Override
+        public byte[] readBack(byte[] body, String sourceAddress) throws ReadBackFailed {
+            return adapter.readBack(body, sourceAddress);
         }
 
         @Override

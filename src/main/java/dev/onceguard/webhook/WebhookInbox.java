@@ -112,6 +112,18 @@ public class WebhookInbox {
         return outcome;
     }
 
+    /**
+     * Keeps a notification the provider's API did not confirm (see {@link PaymentProvider#readBack}) as FAILED with the
+     * reason, applying nothing: the provider's next delivery of it, or an operator's reprocess, applies it again.
+     */
+    public void keepUnconfirmed(String provider, ProviderEvent hint, byte[] kept, String reason) {
+        String payload = storable(kept);
+        String error = truncate(new StringBuilder(reason));
+        QuarkusTransaction.requiringNew().run(() -> recordFailure(provider, hint, payload, error));
+        metrics.count(provider, DeliveryOutcome.FAILED);
+        LOG.warnf("webhook %s event %s kept unconfirmed: %s", provider, hint.eventId(), reason);
+    }
+
     /** The body as received, or, when it carries a secret, re-serialized with every secret replaced. */
     private String storable(byte[] body) {
         JsonNode tree;
