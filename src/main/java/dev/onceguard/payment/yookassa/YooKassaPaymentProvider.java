@@ -276,7 +276,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         String status = payment.get("status").asText();
         return switch (status) {
             case "succeeded" -> new ProviderPayment(id, ProviderStatus.SUCCEEDED);
-            case "canceled" -> new ProviderPayment(id, ProviderStatus.CANCELED);
+            case "canceled" -> new ProviderPayment(id, ProviderStatus.CANCELED, null, cancellation(payment));
             case "pending" -> {
                 String url = textOrNull(payment.path("confirmation").path("confirmation_url"));
                 yield url == null ? new ProviderPayment(id, ProviderStatus.PENDING)
@@ -286,6 +286,17 @@ public class YooKassaPaymentProvider implements PaymentProvider {
                     + " is waiting_for_capture, which a payment created with capture: true is not expected to be", null);
             default -> throw new ProviderOutcomeUnknown("unrecognized payment status " + status, null);
         };
+    }
+
+    /** {@code cancellation_details} as a failure reason: who canceled ({@code party}) and why ({@code reason}). */
+    private static String cancellation(JsonNode payment) {
+        JsonNode details = payment.path("cancellation_details");
+        String party = textOrNull(details.path("party"));
+        String reason = textOrNull(details.path("reason"));
+        if (reason == null) {
+            return null;
+        }
+        return "YooKassa cancellation: " + reason + (party == null ? "" : " (by " + party + ")");
     }
 
     /** The amount as YooKassa writes it: a decimal string with the currency's digits ("1500.00"). */

@@ -109,6 +109,24 @@ class YooKassaCheckoutTest {
     }
 
     @Test
+    void aPaymentCanceledAtYooKassaIsCanceledWithItsCancellationDetailsAsTheReason() {
+        String orderId = newOrder();
+        String key = UUID.randomUUID().toString();
+
+        Response redirect = pay(orderId, key);
+        yookassa().settle(redirect.path("providerPaymentId"), "canceled");
+        Response canceled = pay(orderId, key);
+
+        assertThat(canceled.statusCode()).isEqualTo(201);
+        assertThat(canceled.<String>path("status")).isEqualTo("CANCELED");
+        assertThat(count(db, "SELECT count(*) FROM payments WHERE payment_id = ? AND status = 'CANCELED'"
+                        + " AND failure_reason = 'YooKassa cancellation: insufficient_funds (by payment_network)'",
+                redirect.<String>path("paymentId"))).isEqualTo(1);
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'AWAITING_PAYMENT'", orderId))
+                .isEqualTo(1);
+    }
+
+    @Test
     void aCreateThatTimesOutIsUnknownAndTheRetryWithTheSameKeyFindsThePaymentItMade() {
         yookassa().answer((request, stub) -> {
             YooKassaStub.Reply made = YooKassaStub.likeYooKassa(request, stub);

@@ -112,8 +112,9 @@ class YooKassaPaymentProviderTest {
         yookassa.settle(id, "waiting_for_capture");
         assertThatThrownBy(() -> provider.retrieve(id)).isInstanceOf(ProviderOutcomeUnknown.class)
                 .hasMessageContaining("waiting_for_capture");
-        assertThat(YooKassaPaymentProvider.paymentOf(YooKassaStub.shape("payment-canceled.json")).status())
-                .isEqualTo(ProviderStatus.CANCELED);
+        assertThat(YooKassaPaymentProvider.paymentOf(YooKassaStub.shape("payment-canceled.json")))
+                .extracting(ProviderPayment::status, ProviderPayment::failureReason)
+                .containsExactly(ProviderStatus.CANCELED, "YooKassa cancellation: insufficient_funds (by payment_network)");
         assertThat(YooKassaPaymentProvider.paymentOf(YooKassaStub.shape("payment-succeeded.json")).status())
                 .isEqualTo(ProviderStatus.SUCCEEDED);
     }
