@@ -41,7 +41,9 @@ import java.util.Set;
  * The webhook inbox: records each authentic event once per (provider, event id), counting deliveries, and applies
  * it to the payment state machine in the same transaction. Concurrent deliveries of one event serialize on its
  * row, so exactly one applies it and the others see it done. An event whose application threw is kept as FAILED
- * (in a transaction of its own, after the rollback) and applied again by its next delivery or by {@link #reprocess}.
+ * (in a transaction of its own, after the rollback) and applied again by its next delivery (whose payload replaces the
+ * stored one: a YooKassa notification kept with a failed read-back is then kept with the read-back that applied it) or
+ * by {@link #reprocess}.
  * <p>
  * An event is matched to its payment by the provider payment id, or, while the payment does not know that id yet,
  * by the provider-side idempotency key or the {@code payment_id} metadata onceguard sent. It moves the payment only
@@ -174,7 +176,9 @@ public class WebhookInbox {
                             CAST(:payload AS jsonb), 'RECEIVED', :now, :now)
                         ON CONFLICT (provider, event_id) DO UPDATE
                             SET delivery_count = webhook_inbox.delivery_count + 1,
-                                last_delivered_at = EXCLUDED.last_delivered_at
+                                last_delivered_at = EXCLUDED.last_delivered_at,
+                                payload = CASE WHEN webhook_inbox.status = 'FAILED' THEN EXCLUDED.payload
+                                               ELSE webhook_inbox.payload END
                         RETURNING id, status""")
                 .unwrap(NativeQuery.class)
                 .setParameter("provider", provider)

@@ -157,6 +157,10 @@ class YooKassaNotificationTest {
         assertThat(failed.<String>path("code")).isEqualTo("WEBHOOK_READ_BACK_FAILED");
         assertThat(keptAsFailed).isEqualTo(1);
         assertThat(redelivered.<String>path("status")).isEqualTo("processed");
+        assertThat(count(db, "SELECT count(*) FROM webhook_inbox WHERE provider = 'yookassa' AND event_id = ?"
+                + " AND status = 'PROCESSED' AND payload #>> '{readBack,status}' = 'succeeded'"
+                + " AND payload ->> 'readBackError' IS NULL", "payment.succeeded:" + paid.providerPaymentId()))
+                .as("the delivery that applied it left its read-back in place of the failed one").isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'PAID'", paid.orderId())).isEqualTo(1);
     }
 }
