@@ -14,8 +14,9 @@ import static dev.onceguard.console.ConsoleReads.instant;
 
 /**
  * {@code /console/webhooks/{id}}: one inbox event as it was received (any value whose name says it is a secret or a
- * token shown as {@value #HIDDEN}), the signature scheme that authenticated it, each delivery with its time and
- * answer, and the payment, order and user it is about.
+ * token shown as {@value #HIDDEN}), the signature scheme that authenticated it (for an unsigned notification: the
+ * address it came from and what reading its object back through the provider's API answered), each delivery with its
+ * time and answer, and the payment, order and user it is about.
  */
 @ApplicationScoped
 public class WebhookEventPage {
@@ -50,7 +51,14 @@ public class WebhookEventPage {
         }
     }
 
-    public record Page(Event event, String signatureScheme, List<Delivery> deliveries, About about) {
+    /**
+     * How an unsigned notification (YooKassa's) was confirmed: where it came from, and the payment as the provider's
+     * API read it back ({@code readBackError} when it did not confirm the notification).
+     */
+    public record ReadBack(String sourceAddress, String status, String amount, String readBackError) {
+    }
+
+    public record Page(Event event, String signatureScheme, List<Delivery> deliveries, About about, ReadBack readBack) {
 
         /** Deliveries counted before each one was logged (events older than the delivery log). */
         public int unlogged() {
@@ -79,7 +87,7 @@ public class WebhookEventPage {
                         instant(row, "last_delivered_at"), instant(row, "processed_at"),
                         shown(row.getString("payload"))),
                 inboxId).map(event -> new Page(event, signatureScheme(event.provider()), deliveries(inboxId),
-                about(event).orElse(null)));
+                about(event).orElse(null), readBack(event.payload())));
     }
 
     private List<Delivery> deliveries(long inboxId) {
@@ -102,12 +110,31 @@ public class WebhookEventPage {
                 event.provider(), event.providerPaymentId());
     }
 
+    private ReadBack readBack(String payload) {
+        JsonNode kept;
+        try {
+            kept = json.readTree(payload);
+        } catch (IOException e) {
+            return null;
+        }
+        if (kept == null || !kept.path("sourceAddress").isTextual()) {
+            return null;
+        }
+        JsonNode payment = kept.path("readBack");
+        JsonNode amount = payment.path("amount");
+        return new ReadBack(kept.get("sourceAddress").asText(), payment.path("status").asText(null),
+                amount.isObject() ? amount.path("value").asText() + " " + amount.path("currency").asText() : null,
+                kept.path("readBackError").asText(null));
+    }
+
     static String signatureScheme(String provider) {
         return switch (provider) {
             case "sandbox" -> "Standard Webhooks: HMAC-SHA256 over the webhook-id, webhook-timestamp and body, "
                     + "checked against the webhook-signature header with the sandbox's signing secret";
             case "stripe" -> "Stripe-Signature v1: HMAC-SHA256 over the timestamp and body with the endpoint's "
                     + "signing secret";
+            case "yookassa" -> "none (YooKassa signs nothing): accepted only from onceguard.yookassa.notification-sources,"
+                    + " then applied from the payment as YooKassa's API read it back, never from the notification";
             default -> "the " + provider + " adapter's signature check";
         };
     }

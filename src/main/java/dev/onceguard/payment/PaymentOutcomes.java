@@ -44,6 +44,13 @@ public class PaymentOutcomes {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public boolean apply(Payment payment, String providerPaymentId, ProviderStatus status, Cause cause) {
+        return apply(payment, providerPaymentId, status, null, cause);
+    }
+
+    /** As {@link #apply(Payment, String, ProviderStatus, Cause)}, keeping the provider's reason of a failure. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean apply(Payment payment, String providerPaymentId, ProviderStatus status, String failureReason,
+                         Cause cause) {
         Instant now = Timestamps.now();
         if (providerPaymentId != null && payment.providerPaymentId() == null
                 && rows.learnProviderPaymentId(payment.paymentId(), providerPaymentId)) {
@@ -57,6 +64,9 @@ public class PaymentOutcomes {
             case CANCELED -> Payment.Status.CANCELED;
         };
         boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId(), target, cause, now).isPresent();
+        if (moved && failureReason != null && (target == Payment.Status.FAILED || target == Payment.Status.CANCELED)) {
+            rows.recordFailureReason(payment.paymentId(), failureReason);
+        }
         if (moved && target == Payment.Status.SUCCEEDED) {
             settlement.markPaid(payment.orderId(), payment.paymentId(), payment.userId(), cause, now);
         }

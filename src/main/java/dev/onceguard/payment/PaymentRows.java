@@ -62,6 +62,12 @@ public class PaymentRows {
                 providerPaymentId, paymentId) == 1;
     }
 
+    /** Keeps why the provider failed or canceled the payment (the console shows it), unless one is kept already. */
+    void recordFailureReason(String paymentId, String failureReason) {
+        sql.update("UPDATE payments SET failure_reason = ? WHERE payment_id = ? AND failure_reason IS NULL",
+                failureReason, paymentId);
+    }
+
     /** A payment that exists: one an idempotency record or an event names. */
     public Payment get(String paymentId) {
         return find(paymentId).orElseThrow(() -> new IllegalStateException("payment " + paymentId + " does not exist"));

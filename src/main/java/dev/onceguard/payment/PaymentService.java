@@ -177,7 +177,7 @@ public class PaymentService implements ResumableOperation {
 
     private AtomicPhase applying(Payment payment, ProviderPayment answer, Cause cause) {
         return () -> {
-            outcomes.apply(payment, answer.providerPaymentId(), answer.status(), cause);
+            outcomes.apply(payment, answer.providerPaymentId(), answer.status(), answer.failureReason(), cause);
             return settle(payment.paymentId(), answer.customerAction());
         };
     }

@@ -14,9 +14,11 @@ import static dev.onceguard.payment.Payment.Status.SUCCEEDED;
 import static dev.onceguard.payment.Payment.Status.UNKNOWN;
 
 /**
- * {@code CREATED → PENDING → SUCCEEDED | FAILED | CANCELED}; {@code REQUIRES_ACTION} (a 3-D Secure challenge the
- * customer has to pass) between CREATED and PENDING or a final state; {@code UNKNOWN} is reachable from CREATED,
- * PENDING and REQUIRES_ACTION and is left only for a final state. Final states never change.
+ * {@code CREATED → PENDING → SUCCEEDED | FAILED | CANCELED}; {@code REQUIRES_ACTION} (a 3-D Secure challenge or a
+ * redirect confirmation the customer has to pass) between CREATED and PENDING or a final state; {@code UNKNOWN} is
+ * reachable from CREATED, PENDING and REQUIRES_ACTION and is left for a final state, or for REQUIRES_ACTION when the
+ * repeated create finds the payment waiting for the customer, who has not been told where to confirm it yet. Final
+ * states never change.
  */
 public final class PaymentStates {
 
@@ -25,7 +27,7 @@ public final class PaymentStates {
                     CREATED, Set.of(PENDING, REQUIRES_ACTION, SUCCEEDED, FAILED, CANCELED, UNKNOWN),
                     REQUIRES_ACTION, Set.of(PENDING, SUCCEEDED, FAILED, CANCELED, UNKNOWN),
                     PENDING, Set.of(SUCCEEDED, FAILED, CANCELED, UNKNOWN),
-                    UNKNOWN, Set.of(SUCCEEDED, FAILED, CANCELED),
+                    UNKNOWN, Set.of(REQUIRES_ACTION, SUCCEEDED, FAILED, CANCELED),
                     SUCCEEDED, Set.of(),
                     FAILED, Set.of(),
                     CANCELED, Set.of()));

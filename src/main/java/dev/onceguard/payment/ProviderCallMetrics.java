@@ -8,6 +8,7 @@ import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderStatus;
+import dev.onceguard.payment.provider.ReadBackFailed;
 import dev.onceguard.payment.provider.WebhookRejected;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +29,8 @@ import java.util.function.Function;
  * histogram) and {@code onceguard.provider.calls{provider,call,outcome}}, where the outcome is the status the
  * provider answered ({@code succeeded}, {@code pending}, {@code requires_action}, {@code failed}, {@code canceled}),
  * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use); refund calls
- * ({@code refund}, {@code find_refund}) are labelled with the refund's status, or {@code not_found}.
+ * ({@code refund}, {@code find_refund}) are labelled with the refund's status, or {@code not_found}; a call whose
+ * answer is not a payment's status (a notification's read-back) is {@code answered} when it got one.
  */
 @ApplicationScoped
 public class ProviderCallMetrics {
@@ -39,15 +41,16 @@ public class ProviderCallMetrics {
     static final String FIND_REFUND = "find_refund";
     static final String UNKNOWN = "unknown";
     static final String ERROR = "error";
+    static final String ANSWERED = "answered";
 
     @FunctionalInterface
     interface Call {
         ProviderPayment run() throws ProviderOutcomeUnknown;
     }
 
-    /** A call whose answer's outcome label is read by {@code outcomeOf}. */
+    /** A provider call whose answer is not a payment's status: a refund, or the read-back of a notification's object. */
     @FunctionalInterface
-    interface RefundCall<T> {
+    public interface ObjectCall<T> {
         T run() throws ProviderOutcomeUnknown;
     }
 
@@ -67,7 +70,7 @@ public class ProviderCallMetrics {
     }
 
     /** As {@link #measure(String, String, Call)}, for any answer, its outcome named by {@code outcomeOf}. */
-    <T> T measure(String provider, String call, RefundCall<T> body, Function<T, String> outcomeOf)
+    <T> T measure(String provider, String call, ObjectCall<T> body, Function<T, String> outcomeOf)
             throws ProviderOutcomeUnknown {
         Timer.Sample sample = Timer.start(registry);
         String outcome = ERROR;
@@ -82,6 +85,11 @@ public class ProviderCallMetrics {
             sample.stop(timer(provider, call));
             counter(provider, call, outcome).increment();
         }
+    }
+
+    /** Measures a call an adapter makes on its own (a read-back), under the same two meters as every other call. */
+    public <T> T measureObject(String provider, String call, ObjectCall<T> body) throws ProviderOutcomeUnknown {
+        return measure(provider, call, body, answer -> ANSWERED);
     }
 
     /** Every series of the enabled providers at zero, so that their dashboard panels and alerts never meet none. */
@@ -151,6 +159,16 @@ public class ProviderCallMetrics {
         @Override
         public void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected {
             adapter.verifyWebhook(body, headers);
+        }
+
+        @Override
+        public void verifySource(String sourceAddress) throws WebhookRejected {
+            adapter.verifySource(sourceAddress);
+        }
+
+        @Override
+        public byte[] readBack(byte[] body, String sourceAddress) throws ReadBackFailed {
+            return adapter.readBack(body, sourceAddress);
         }
 
         @Override

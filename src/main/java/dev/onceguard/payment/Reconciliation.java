@@ -134,7 +134,8 @@ public class Reconciliation {
         try {
             ProviderPayment current = provider.get().retrieve(payment.providerPaymentId());
             return QuarkusTransaction.requiringNew().call(() ->
-                    outcomes.apply(payment, current.providerPaymentId(), current.status(), cause));
+                    outcomes.apply(payment, current.providerPaymentId(), current.status(), current.failureReason(),
+                            cause));
         } catch (ProviderOutcomeUnknown e) {
             LOG.warnf("reconciliation could not reach %s for payment %s: %s", payment.provider(), payment.paymentId(),
                     e.getMessage());

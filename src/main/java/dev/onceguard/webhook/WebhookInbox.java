@@ -42,7 +42,9 @@ import java.util.Set;
  * The webhook inbox: records each authentic event once per (provider, event id), counting deliveries, and applies
  * it to the payment state machine in the same transaction. Concurrent deliveries of one event serialize on its
  * row, so exactly one applies it and the others see it done. An event whose application threw is kept as FAILED
- * (in a transaction of its own, after the rollback) and applied again by its next delivery or by {@link #reprocess}.
+ * (in a transaction of its own, after the rollback) and applied again by its next delivery (whose payload replaces the
+ * stored one: a YooKassa notification kept with a failed read-back is then kept with the read-back that applied it) or
+ * by {@link #reprocess}.
  * <p>
  * An event is matched to its payment by the provider payment id, or, while the payment does not know that id yet,
  * by the provider-side idempotency key or the {@code payment_id} metadata onceguard sent. It moves the payment only
@@ -138,6 +140,19 @@ public class WebhookInbox {
     }
 
     /**
+     * Keeps a notification the provider's API did not confirm (see {@link PaymentProvider#readBack}) as FAILED with the
+     * reason, applying nothing: the provider's next delivery of it, or an operator's reprocess, applies it again.
+     */
+    public void keepUnconfirmed(String provider, ProviderEvent hint, byte[] kept, String reason) {
+        String payload = storable(kept);
+        String error = truncate(new StringBuilder(reason));
+        QuarkusTransaction.requiringNew().run(() -> recordFailure(provider, hint, payload, error));
+        metrics.count(provider, DeliveryOutcome.FAILED);
+        deliveries.record(provider, hint.eventId(), DeliveryOutcome.FAILED, 500, false);
+        LOG.warnf("webhook %s event %s kept unconfirmed: %s", provider, hint.eventId(), reason);
+    }
+
+    /**
      * The body as received, or, when it carries a secret, re-serialized with every secret replaced. A body in which
      * no secret-looking name can occur (none of the words, no escaped character that could spell one) is stored as
      * received without being read again.
@@ -224,6 +239,13 @@ public class WebhookInbox {
             String status = (String) row[1];
             if (status.equals("PROCESSED") || status.equals("IGNORED") || status.equals("REJECTED")) {
                 return new Received(DeliveryOutcome.DUPLICATE, status, true);
+            }
+            if (status.equals("FAILED")) {
+                // A notification kept unconfirmed is stored as its own hint; the delivery that applies it keeps its body.
+                em.createNativeQuery("UPDATE webhook_inbox SET payload = CAST(:payload AS jsonb) WHERE id = :id")
+                        .setParameter("payload", payload)
+                        .setParameter("id", id)
+                        .executeUpdate();
             }
         } else {
             id = ((Number) inserted.get(0)).longValue();

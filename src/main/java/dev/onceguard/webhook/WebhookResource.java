@@ -3,6 +3,7 @@ package dev.onceguard.webhook;
 import dev.onceguard.payment.PaymentProviders;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
+import dev.onceguard.payment.provider.ReadBackFailed;
 import dev.onceguard.payment.provider.WebhookRejected;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
@@ -24,9 +25,10 @@ import java.util.Map;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
- * {@code POST /webhooks/{provider}}: no user, the provider's signature authenticates the delivery. The signature is
- * checked over the exact bytes received before anything else reads them; a delivery that fails it changes nothing
- * but a metric.
+ * {@code POST /webhooks/{provider}}: no user, the provider's signature authenticates the delivery (for YooKassa, whose
+ * notifications are unsigned: its source address, then the read-back of its object through the provider's API). The
+ * signature is checked over the exact bytes received before anything else reads them; a delivery that fails it
+ * changes nothing but a metric.
  */
 @RegisterForReflection
 @Path("/webhooks/{provider}")
@@ -62,6 +64,15 @@ public class WebhookResource {
         if (bytes.length > RequestLimits.MAX_BODY_BYTES) {
             throw new ProblemException(RequestLimits.payloadTooLarge());
         }
+        String source = http.remoteAddress() == null ? null : http.remoteAddress().hostAddress();
+        try {
+            provider.verifySource(source);
+        } catch (WebhookRejected e) {
+            metrics.count(provider.name(), DeliveryOutcome.REJECTED_SIGNATURE);
+            LOG.warnf("webhook %s rejected: %s", provider.name(), e.getMessage());
+            throw new ProblemException(Problem.of(401, "WEBHOOK_SOURCE_NOT_ALLOWED", "Webhook source not allowed",
+                    "This provider's notifications are accepted only from its own networks."));
+        }
         try {
             provider.verifyWebhook(bytes, lowerCaseHeaders(http));
         } catch (WebhookRejected e) {
@@ -73,13 +84,33 @@ public class WebhookResource {
         // An authentic body that is not JSON is MALFORMED_JSON, one with a string PostgreSQL cannot store is
         // VALIDATION_FAILED; only then is it read as the provider's event.
         json.tree(bytes);
-        ProviderEvent event = read(provider, bytes);
-        DeliveryOutcome outcome = inbox.receive(provider.name(), event, bytes);
+        byte[] kept;
+        try {
+            kept = provider.readBack(bytes, source);
+        } catch (ReadBackFailed e) {
+            return keptUnconfirmed(provider, e);
+        }
+        ProviderEvent event = read(provider, kept);
+        DeliveryOutcome outcome = inbox.receive(provider.name(), event, kept);
         if (outcome == DeliveryOutcome.FAILED) {
             throw new ProblemException(Problem.of(500, "WEBHOOK_PROCESSING_FAILED", "Webhook processing failed",
                     "The event was recorded but applying it failed; deliver it again later."));
         }
         return new Answer(outcome.label());
+    }
+
+    /** A notification the provider's API did not confirm: kept as FAILED, for the provider's next delivery of it. */
+    private Answer keptUnconfirmed(PaymentProvider provider, ReadBackFailed failure) {
+        ProviderEvent hint = failure.hint();
+        if (tooLong(hint.eventId()) || tooLong(hint.type()) || tooLong(hint.providerPaymentId())) {
+            throw new ProblemException(Problem.of(400, "WEBHOOK_EVENT_INVALID", "Webhook event invalid",
+                    "The event could not be read: its id, type or payment id is longer than " + MAX_ID_LENGTH
+                            + " characters"));
+        }
+        inbox.keepUnconfirmed(provider.name(), hint, failure.kept(), failure.getMessage());
+        throw new ProblemException(Problem.of(500, "WEBHOOK_READ_BACK_FAILED", "Webhook not confirmed",
+                "The notification was kept, but reading its object back through the provider's API did not confirm"
+                        + " it yet; deliver it again later."));
     }
 
     private static ProviderEvent read(PaymentProvider provider, byte[] body) {

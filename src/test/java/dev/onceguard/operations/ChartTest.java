@@ -236,6 +236,30 @@ class ChartTest {
                 .hasMessageContaining("apiVersion");
     }
 
+    @Test
+    void yookassaTakesItsSecretKeyFromASecretAndItsPlainSettingsFromTheConfigMap() {
+        Rendered bare = HelmChart.render(Map.of());
+        Rendered yookassa = HelmChart.render(Map.of("payments.provider", "yookassa", "yookassa.shopId", "506751",
+                "yookassa.returnUrl", "https://shop.example/return", "yookassa.existingSecret", "onceguard-yookassa",
+                "yookassa.notificationSources[0]", "185.71.76.0/27", "yookassa.notificationSources[1]", "2a02:5180::/32"));
+        JsonNode data = yookassa.only("ConfigMap").path("data");
+
+        assertThat(bare.env()).doesNotContainKey("ONCEGUARD_YOOKASSA_SECRET_KEY");
+        assertThat(fieldNames(bare.only("ConfigMap").path("data"))).doesNotContain("ONCEGUARD_YOOKASSA_SHOP_ID",
+                "ONCEGUARD_YOOKASSA_NOTIFICATION_SOURCES");
+        assertThat(yookassa.env().get("ONCEGUARD_YOOKASSA_SECRET_KEY").at("/valueFrom/secretKeyRef/name").asText())
+                .isEqualTo("onceguard-yookassa");
+        assertThat(yookassa.env().get("ONCEGUARD_YOOKASSA_SECRET_KEY").at("/valueFrom/secretKeyRef/key").asText())
+                .isEqualTo("secret-key");
+        assertThat(data.path("ONCEGUARD_PAYMENTS_PROVIDER").asText()).isEqualTo("yookassa");
+        assertThat(data.path("ONCEGUARD_YOOKASSA_SHOP_ID").asText()).isEqualTo("506751");
+        assertThat(data.path("ONCEGUARD_YOOKASSA_RETURN_URL").asText()).isEqualTo("https://shop.example/return");
+        assertThat(data.path("ONCEGUARD_YOOKASSA_BASE_URL").asText()).isEqualTo("https://api.yookassa.ru/v3");
+        assertThat(data.path("ONCEGUARD_YOOKASSA_NOTIFICATION_SOURCES").asText())
+                .isEqualTo("185.71.76.0/27,2a02:5180::/32");
+        assertThat(data.toString()).doesNotContain("test_");
+    }
+
     @ParameterizedTest
     @CsvSource({"onceguard.webhooks.stripe.secret,whsec_abc", "onceguard.stripe.api-key,sk_live_abc",
             "onceguard.console.admin-password,hunter2"})

@@ -51,6 +51,28 @@ public interface PaymentProvider {
      */
     void verifyWebhook(byte[] body, Map<String, String> headers) throws WebhookRejected;
 
+    /**
+     * Checks the address a delivery comes from (the client address the trusted proxy reports), before anything else
+     * looks at it. Providers that sign their events accept any address (this default); one whose notifications carry
+     * no signature (YooKassa) accepts only the networks it sends from.
+     *
+     * @throws WebhookRejected when the provider does not send from this address
+     */
+    default void verifySource(String sourceAddress) throws WebhookRejected {
+    }
+
+    /**
+     * What the inbox keeps of an authentic delivery, and what {@link #parseEvent} then reads. A signed event is kept as
+     * received (this default). A notification that is only a hint (YooKassa's) is confirmed by reading its object back
+     * through the provider's API: the notification, its source address and the API's answer are kept together, and the
+     * event is read from the API's answer, never from the notification.
+     *
+     * @throws ReadBackFailed when the API did not confirm the notification: it is kept as failed and applied again
+     */
+    default byte[] readBack(byte[] body, String sourceAddress) throws ReadBackFailed {
+        return body;
+    }
+
     /** Reads an authentic delivery's body into the facts onceguard acts on. */
     ProviderEvent parseEvent(byte[] body) throws WebhookRejected;
 }

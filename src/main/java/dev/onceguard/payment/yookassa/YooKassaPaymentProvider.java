@@ -1,0 +1,444 @@
+package dev.onceguard.payment.yookassa;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.onceguard.payment.PaymentsConfig;
+import dev.onceguard.payment.ProviderCallMetrics;
+import dev.onceguard.payment.provider.CreatePayment;
+import dev.onceguard.payment.provider.CreateRefund;
+import dev.onceguard.payment.provider.CustomerAction;
+import dev.onceguard.payment.provider.PaymentProvider;
+import dev.onceguard.payment.provider.ProviderEvent;
+import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ProviderRefund;
+import dev.onceguard.payment.provider.ProviderStatus;
+import dev.onceguard.payment.provider.ReadBackFailed;
+import dev.onceguard.payment.provider.RefundStatus;
+import dev.onceguard.payment.provider.WebhookRejected;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.Currency;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * YooKassa (API v3) behind the provider SPI. A payment is created with {@code capture: true} and a redirect
+ * confirmation, with our provider key as YooKassa's {@code Idempotence-Key}, so a repeated create names the same
+ * payment; a {@code pending} payment with a confirmation URL waits for the customer on YooKassa's page
+ * (REQUIRES_ACTION). Notifications carry no signature: they are accepted only from the configured source networks, and
+ * their body is only a hint: the payment is read back through the API, and the event is read from the API's answer,
+ * kept with the notification and its source address. Requests authenticate with HTTP Basic (shop id, secret key);
+ * neither the key nor a confirmation URL is ever logged or put into an exception message. The adapter reads only the
+ * fields named in {@link #PINNED_FIELDS} of a payment.
+ */
+@ApplicationScoped
+public class YooKassaPaymentProvider implements PaymentProvider {
+
+    public static final String NAME = "yookassa";
+    /** The fields of a payment object this adapter reads, and the only ones it keeps of a read-back. */
+    static final List<String> PINNED_FIELDS = List.of("id", "status", "paid", "amount", "created_at", "metadata",
+            "cancellation_details", "test");
+    static final String READ_BACK = "read_back";
+    private static final Set<String> FINAL_STATUSES = Set.of("succeeded", "canceled");
+    private static final Logger LOG = Logger.getLogger(YooKassaPaymentProvider.class);
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    private final Optional<String> shopId;
+    private final Optional<String> secretKey;
+    private final String baseUrl;
+    private final Optional<String> returnUrl;
+    private final SourceNetworks sources;
+    private final Duration timeout;
+    private final ProviderCallMetrics metrics;
+    private final HttpClient http;
+
+    @Inject
+    public YooKassaPaymentProvider(YooKassaConfig config, PaymentsConfig payments, ProviderCallMetrics metrics) {
+        this(config.shopId(), config.secretKey(), config.baseUrl(), config.returnUrl(), config.notificationSources(),
+                payments.providerTimeout(), metrics);
+    }
+
+    YooKassaPaymentProvider(Optional<String> shopId, Optional<String> secretKey, String baseUrl,
+                            Optional<String> returnUrl, List<String> notificationSources, Duration timeout,
+                            ProviderCallMetrics metrics) {
+        this.shopId = shopId.filter(s -> !s.isBlank());
+        this.secretKey = secretKey.filter(s -> !s.isBlank());
+        this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        this.returnUrl = returnUrl.filter(s -> !s.isBlank());
+        this.sources = SourceNetworks.of(notificationSources);
+        this.timeout = timeout;
+        this.metrics = metrics;
+        this.http = enabled() ? HttpClient.newBuilder().connectTimeout(timeout).build() : null;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean enabled() {
+        return shopId.isPresent() && secretKey.isPresent() && returnUrl.isPresent();
+    }
+
+    /**
+     * {@code POST /payments}. The customer chooses how to pay on YooKassa's page, so the payment method token of the
+     * request is not sent.
+     */
+    @Override
+    public ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown {
+        ObjectNode body = JSON.createObjectNode();
+        body.putObject("amount").put("value", decimal(command.amount(), command.currency()))
+                .put("currency", command.currency().toUpperCase(Locale.ROOT));
+        body.put("capture", true);
+        body.putObject("confirmation").put("type", "redirect").put("return_url", returnUrl.orElseThrow());
+        body.put("description", "Order " + command.orderId());
+        body.putObject("metadata").put("payment_id", command.paymentId()).put("order_id", command.orderId());
+        HttpResponse<String> answer = send(request("/payments")
+                .header("Idempotence-Key", command.idempotencyKey())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build());
+        JsonNode payment = parse(answer);
+        if (answer.statusCode() == 200) {
+            return paymentOf(payment);
+        }
+        // 400, 401, 403, 404: YooKassa refused the request and created nothing.
+        LOG.infof("YooKassa refused payment %s: %d %s %s", command.paymentId(), answer.statusCode(),
+                payment.path("code").asText(), payment.path("parameter").asText());
+        return new ProviderPayment(null, ProviderStatus.FAILED);
+    }
+
+    /** {@code GET /payments/{id}}. */
+    @Override
+    public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
+        return paymentOf(read(providerPaymentId));
+    }
+
+    private JsonNode read(String providerPaymentId) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request("/payments/" + URLEncoder.encode(providerPaymentId,
+                StandardCharsets.UTF_8)).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for payment "
+                    + providerPaymentId, null);
+        }
+        return parse(answer);
+    }
+
+    /**
+     * {@code POST /refunds} of the payment, with the refund's provider key as {@code Idempotence-Key}; the description
+     * names onceguard's refund, which is how {@link #findRefund} recognizes it. A 4xx (more than the payment has left,
+     * a payment that cannot be refunded) made no refund: FAILED.
+     */
+    @Override
+    public ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("payment_id", command.providerPaymentId());
+        body.putObject("amount").put("value", decimal(command.amount(), command.currency()))
+                .put("currency", command.currency().toUpperCase(Locale.ROOT));
+        body.put("description", refundDescription(command.refundId()));
+        HttpResponse<String> answer = send(request("/refunds")
+                .header("Idempotence-Key", command.idempotencyKey())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build());
+        JsonNode refund = parse(answer);
+        if (answer.statusCode() == 200) {
+            return refundOf(refund);
+        }
+        LOG.infof("YooKassa refused refund %s: %d %s %s", command.refundId(), answer.statusCode(),
+                refund.path("code").asText(), refund.path("parameter").asText());
+        return new ProviderRefund(null, RefundStatus.FAILED);
+    }
+
+    /** {@code GET /refunds?payment_id=…}, the refund whose description names onceguard's refund. */
+    @Override
+    public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request("/refunds?payment_id="
+                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for the refunds of "
+                    + providerPaymentId, null);
+        }
+        String description = refundDescription(refundId);
+        for (JsonNode refund : parse(answer).path("items")) {
+            if (description.equals(refund.path("description").asText(null))) {
+                return Optional.of(refundOf(refund));
+            }
+        }
+        return Optional.empty();
+    }
+
+    static String refundDescription(String refundId) {
+        return "onceguard refund " + refundId;
+    }
+
+    private static ProviderRefund refundOf(JsonNode refund) throws ProviderOutcomeUnknown {
+        if (!refund.path("id").isTextual() || !refund.path("status").isTextual()) {
+            throw new ProviderOutcomeUnknown("YooKassa's answer is not a refund", null);
+        }
+        RefundStatus status = switch (refund.get("status").asText()) {
+            case "succeeded" -> RefundStatus.SUCCEEDED;
+            case "pending" -> RefundStatus.PENDING;
+            case "canceled" -> RefundStatus.FAILED;
+            default -> throw new ProviderOutcomeUnknown("unrecognized refund status " + refund.get("status").asText(),
+                    null);
+        };
+        return new ProviderRefund(refund.get("id").asText(), status);
+    }
+
+    /** YooKassa signs no notification; it is trusted only from the networks YooKassa sends from. */
+    @Override
+    public void verifyWebhook(byte[] body, Map<String, String> headers) {
+    }
+
+    @Override
+    public void verifySource(String sourceAddress) throws WebhookRejected {
+        if (!sources.contains(sourceAddress)) {
+            throw new WebhookRejected("notifications are accepted only from onceguard.yookassa.notification-sources; "
+                    + sourceAddress + " is not in them");
+        }
+    }
+
+    /**
+     * Reads the notification's payment back through the API and keeps {@code {"notification", "sourceAddress",
+     * "readBack"}}, the read-back reduced to the {@link #PINNED_FIELDS}. A notification about another object (a refund)
+     * is kept without a read-back. A payment whose status the API does not (yet) report as final while the
+     * notification says it changed, or a read-back without an answer, is {@link ReadBackFailed}: kept and tried again.
+     */
+    @Override
+    public byte[] readBack(byte[] body, String sourceAddress) throws ReadBackFailed {
+        JsonNode notification;
+        try {
+            notification = JSON.readTree(body);
+        } catch (IOException e) {
+            notification = null;
+        }
+        ObjectNode kept = JSON.createObjectNode();
+        kept.set("notification", notification);
+        kept.put("sourceAddress", sourceAddress);
+        Optional<ProviderEvent> hint = hint(notification);
+        if (hint.isEmpty() || !hint.get().type().startsWith("payment.")) {
+            return bytes(kept);
+        }
+        String paymentId = hint.get().providerPaymentId();
+        JsonNode payment;
+        try {
+            payment = metrics.measureObject(NAME, READ_BACK, () -> read(paymentId));
+        } catch (ProviderOutcomeUnknown e) {
+            kept.put("readBackError", e.getMessage());
+            throw new ReadBackFailed("reading payment " + paymentId + " back failed: " + e.getMessage(), hint.get(),
+                    bytes(kept), e);
+        }
+        ObjectNode pinned = JSON.createObjectNode();
+        PINNED_FIELDS.forEach(field -> {
+            if (payment.has(field)) {
+                pinned.set(field, payment.get(field));
+            }
+        });
+        kept.set("readBack", pinned);
+        String said = hint.get().type().substring("payment.".length());
+        String status = payment.path("status").asText();
+        if (!said.equals(status) && !FINAL_STATUSES.contains(status)) {
+            kept.put("readBackError", "the notification says " + said + ", the API says " + status);
+            throw new ReadBackFailed("payment " + paymentId + " is " + status + " at YooKassa, not " + said
+                    + " as the notification says", hint.get(), bytes(kept), null);
+        }
+        return bytes(kept);
+    }
+
+    /**
+     * Reads what {@link #readBack} kept. The event is named by the notification's event and object id (so a repeated
+     * notification is a duplicate), and everything else comes from the read-back: a lying notification settles
+     * nothing the API does not say. A payment notification kept without a read-back is not applied.
+     */
+    @Override
+    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
+        JsonNode kept;
+        try {
+            kept = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new WebhookRejected("the body is not JSON");
+        }
+        ProviderEvent hint = hint(kept == null ? null : kept.path("notification"))
+                .orElseThrow(() -> new WebhookRejected("the body is not a YooKassa notification"));
+        if (!hint.type().startsWith("payment.")) {
+            return hint;
+        }
+        JsonNode payment = kept.path("readBack");
+        if (!payment.isObject() || kept.has("readBackError")) {
+            throw new WebhookRejected("the API has not confirmed the notification about payment "
+                    + hint.providerPaymentId());
+        }
+        if (!payment.path("id").isTextual() || !payment.path("status").isTextual()) {
+            throw new WebhookRejected("the read-back is not a YooKassa payment");
+        }
+        JsonNode amount = payment.path("amount");
+        String currency = amount.path("currency").isTextual() ? amount.get("currency").asText() : null;
+        BigDecimal value = amount.path("value").isTextual() ? decimalOrNull(amount.get("value").asText()) : null;
+        JsonNode metadata = payment.path("metadata");
+        return new ProviderEvent(hint.eventId(), hint.type(), payment.get("id").asText(),
+                eventStatus(payment), value, currency, instantOrNull(payment.path("created_at")), null,
+                textOrNull(metadata.path("payment_id")), textOrNull(metadata.path("order_id")));
+    }
+
+    /** The notification's event, named {@code <event>:<object id>}, before anything about it is confirmed. */
+    private static Optional<ProviderEvent> hint(JsonNode notification) {
+        if (notification == null || !"notification".equals(notification.path("type").asText())
+                || !notification.path("event").isTextual() || !notification.path("object").path("id").isTextual()) {
+            return Optional.empty();
+        }
+        String event = notification.get("event").asText();
+        String objectId = notification.get("object").get("id").asText();
+        return Optional.of(new ProviderEvent(event + ":" + objectId, event,
+                event.startsWith("payment.") ? objectId : null, null, null, null, null));
+    }
+
+    /** A read-back's status as an event applies it; {@code waiting_for_capture} is not acted on. */
+    private static ProviderStatus eventStatus(JsonNode payment) {
+        return switch (payment.get("status").asText()) {
+            case "succeeded" -> ProviderStatus.SUCCEEDED;
+            case "canceled" -> ProviderStatus.CANCELED;
+            case "pending" -> payment.path("confirmation").isObject() ? ProviderStatus.REQUIRES_ACTION : ProviderStatus.PENDING;
+            default -> null;
+        };
+    }
+
+    /**
+     * A payment as the API answers it. {@code waiting_for_capture} never follows a {@code capture: true} create, so
+     * onceguard does not settle it: it is unknown until a later read says succeeded or canceled.
+     */
+    static ProviderPayment paymentOf(JsonNode payment) throws ProviderOutcomeUnknown {
+        if (!payment.path("id").isTextual() || !payment.path("status").isTextual()) {
+            throw new ProviderOutcomeUnknown("YooKassa's answer is not a payment", null);
+        }
+        String id = payment.get("id").asText();
+        String status = payment.get("status").asText();
+        return switch (status) {
+            case "succeeded" -> new ProviderPayment(id, ProviderStatus.SUCCEEDED);
+            case "canceled" -> new ProviderPayment(id, ProviderStatus.CANCELED, null, cancellation(payment));
+            case "pending" -> {
+                String url = textOrNull(payment.path("confirmation").path("confirmation_url"));
+                yield url == null ? new ProviderPayment(id, ProviderStatus.PENDING)
+                        : new ProviderPayment(id, ProviderStatus.REQUIRES_ACTION, CustomerAction.redirect(url));
+            }
+            case "waiting_for_capture" -> throw new ProviderOutcomeUnknown("payment " + id
+                    + " is waiting_for_capture, which a payment created with capture: true is not expected to be", null);
+            default -> throw new ProviderOutcomeUnknown("unrecognized payment status " + status, null);
+        };
+    }
+
+    /** {@code cancellation_details} as a failure reason: who canceled ({@code party}) and why ({@code reason}). */
+    private static String cancellation(JsonNode payment) {
+        JsonNode details = payment.path("cancellation_details");
+        String party = textOrNull(details.path("party"));
+        String reason = textOrNull(details.path("reason"));
+        if (reason == null) {
+            return null;
+        }
+        return "YooKassa cancellation: " + reason + (party == null ? "" : " (by " + party + ")");
+    }
+
+    /** The amount as YooKassa writes it: a decimal string with the currency's digits ("1500.00"). */
+    static String decimal(BigDecimal amount, String currency) {
+        int digits = Math.max(0, Currency.getInstance(currency.toUpperCase(Locale.ROOT)).getDefaultFractionDigits());
+        return amount.setScale(digits, RoundingMode.UNNECESSARY).toPlainString();
+    }
+
+    private static BigDecimal decimalOrNull(String value) {
+        try {
+            return new BigDecimal(value);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static Instant instantOrNull(JsonNode node) {
+        try {
+            return node.isTextual() ? OffsetDateTime.parse(node.asText()).toInstant() : null;
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    private static String textOrNull(JsonNode node) {
+        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
+    }
+
+    private static byte[] bytes(JsonNode node) {
+        try {
+            return JSON.writeValueAsBytes(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree could not be written", e);
+        }
+    }
+
+    private HttpRequest.Builder request(String path) {
+        String credentials = shopId.orElseThrow() + ":" + secretKey.orElseThrow();
+        return HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .timeout(timeout)
+                .header("Authorization", "Basic " + Base64.getEncoder()
+                        .encodeToString(credentials.getBytes(StandardCharsets.UTF_8)))
+                .header("Accept", "application/json");
+    }
+
+    /**
+     * Sends one call; every answer that leaves the outcome open (timeout, broken connection, 5xx, 429, any 2xx but
+     * 200) is unknown: YooKassa asks for the same request again with the same key, or for the object to be read.
+     */
+    private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
+        if (http == null) {
+            throw new IllegalStateException("YooKassa is not configured");
+        }
+        HttpResponse<String> answer;
+        try {
+            answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (HttpTimeoutException e) {
+            throw new ProviderOutcomeUnknown("YooKassa did not answer within " + timeout, e);
+        } catch (IOException e) {
+            throw new ProviderOutcomeUnknown("YooKassa connection failed: " + e.getClass().getSimpleName(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProviderOutcomeUnknown("interrupted while waiting for YooKassa", e);
+        }
+        int status = answer.statusCode();
+        if (status >= 500 || status == 429 || (status >= 201 && status < 300)) {
+            throw new ProviderOutcomeUnknown("YooKassa answered " + status, null);
+        }
+        return answer;
+    }
+
+    private static JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
+        try {
+            return JSON.readTree(answer.body());
+        } catch (IOException e) {
+            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " with a body that is not JSON",
+                    null);
+        }
+    }
+}
