@@ -9,12 +9,14 @@ public final class TestTokens {
 
     public static final String ISSUER = "https://onceguard.test";
     public static final String SECRET = "onceguard-test-signing-secret-32b!";
+    /** The audience the packaged artifact's runs (prod profile) require; the test profile requires none. */
+    public static final String AUDIENCE = "https://onceguard.test/api";
 
     private TestTokens() {
     }
 
     public static String bearer(String userId) {
-        return "Bearer " + Jwt.issuer(ISSUER).subject(userId).signWithSecret(SECRET);
+        return "Bearer " + Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).signWithSecret(SECRET);
     }
 
     /** A back-office system's token: its {@code groups} claim holds {@code refunds}. */

@@ -52,7 +52,8 @@ public class OrderResource {
         String userId = caller.userId();
         String requestId = http.getHeader(RequestLimits.REQUEST_ID);
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(OrderService.OPERATION, userId,
-                http.getHeader(IdempotencyKey.HEADER), requestId, Map.of(), body, CreateOrderRequest.class);
+                IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), requestId, Map.of(), body,
+                CreateOrderRequest.class);
         return idempotency.execute(request, order -> orders.plan(userId, requestId, order))
                 .map(IdempotentResponse::toResponse);
     }

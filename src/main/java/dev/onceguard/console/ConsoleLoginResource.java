@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
+import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -15,7 +16,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.net.URI;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
-/** The login form (posted to Quarkus' form authentication at {@code /j_security_check}) and logout. */
+/**
+ * The login form (posted to Quarkus' form authentication at {@code /j_security_check}) and logout, which ends the
+ * session on the server ({@link ConsoleSessions}) as well as deleting its cookies.
+ */
 @RegisterForReflection
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
@@ -27,9 +31,12 @@ public class ConsoleLoginResource {
     }
 
     private final String sessionCookie;
+    private final ConsoleSessions sessions;
 
-    ConsoleLoginResource(@ConfigProperty(name = "quarkus.http.auth.form.cookie-name") String sessionCookie) {
+    ConsoleLoginResource(@ConfigProperty(name = "quarkus.http.auth.form.cookie-name") String sessionCookie,
+                         ConsoleSessions sessions) {
         this.sessionCookie = sessionCookie;
+        this.sessions = sessions;
     }
 
     @GET
@@ -40,8 +47,13 @@ public class ConsoleLoginResource {
 
     @POST
     @Path("/logout")
-    public Response logout() {
+    public Response logout(@CookieParam(ConsoleSessionCheck.SESSION_COOKIE) String sessionToken) {
+        if (sessionToken != null) {
+            sessions.end(sessionToken);
+        }
         NewCookie expired = new NewCookie.Builder(sessionCookie).path("/").value("").maxAge(0).httpOnly(true).build();
-        return Response.seeOther(URI.create("/console/login")).cookie(expired).build();
+        NewCookie token = new NewCookie.Builder(ConsoleSessionCheck.SESSION_COOKIE).path("/").value("").maxAge(0)
+                .httpOnly(true).build();
+        return Response.seeOther(URI.create("/console/login")).cookie(expired, token).build();
     }
 }

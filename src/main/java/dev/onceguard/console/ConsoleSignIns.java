@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import io.quarkus.security.spi.runtime.AuthenticationFailureEvent;
 import io.quarkus.vertx.http.runtime.filters.Filters;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,26 +18,79 @@ import java.util.Optional;
  * with the error), and each refused HTTP Basic login, with the user name it named. A password never reaches a line:
  * the form's password field is never read, and only the part of a Basic credential before its colon is. A request
  * that carries a valid session or Basic login is no sign-in and is not logged.
+ *
+ * <p>Each failure is also counted by {@link SignInThrottle} (off the event loop, once the answer is sent). A sign-in
+ * attempt (the form's post, or a console request with HTTP Basic) from an address that waits, or naming a Basic user
+ * that waits, is answered {@code 429} with {@code Retry-After} before its password is looked at. The form's user name
+ * is in its body, read by the form mechanism: a user name that waits is refused after the password check, with the
+ * answer of a wrong password ({@link ConsoleSessionCheck}), so the answer never tells whether the password was right.
  */
 @ApplicationScoped
 class ConsoleSignIns {
 
     private static final Logger LOG = Logger.getLogger(ConsoleSignIns.class);
     private static final String FORM_POST = "/j_security_check";
+    /** The routing context attribute marking a form sign-in refused because its user name waits. */
+    static final String USER_WAITS = "onceguard.console.sign-in.user-waits";
+
+    private final SignInThrottle throttle;
+
+    ConsoleSignIns(SignInThrottle throttle) {
+        this.throttle = throttle;
+    }
 
     void register(@Observes Filters filters) {
         filters.register(this::logFormSignIns, 10_000);
+        filters.register(this::refuseWhileWaiting, 8_000);
+    }
+
+    /** Runs after {@link ConsoleOrigins}; the request stays paused, its body unread, while the table is asked. */
+    private void refuseWhileWaiting(RoutingContext rc) {
+        String path = rc.normalizedPath();
+        Optional<String> basicUser = ConsoleOrigins.guarded(path) ? basicUser(rc) : Optional.empty();
+        if (!FORM_POST.equals(path) && basicUser.isEmpty()) {
+            rc.next();
+            return;
+        }
+        String address = clientAddress(rc);
+        rc.vertx().executeBlocking(() -> throttle.retryAfter(basicUser.orElse(null), address), false)
+                .onComplete(checked -> {
+                    if (checked.failed()) {
+                        LOG.warnf("console sign-in throttle not read, the attempt goes on: %s", checked.cause().getMessage());
+                        rc.next();
+                    } else if (checked.result().isEmpty() || rc.response().ended()) {
+                        rc.next();
+                    } else {
+                        long seconds = Math.max(1, (checked.result().get().toMillis() + 999) / 1000);
+                        String mechanism = basicUser.isPresent() ? "basic" : "form";
+                        throttle.countAttempt(mechanism, SignInThrottle.Outcome.THROTTLED);
+                        LOG.infof("console sign-in%s from %s refused: it waits %d s after repeated failures",
+                                basicUser.map(user -> " of " + printable(user) + " (HTTP Basic)").orElse(""),
+                                address, seconds);
+                        rc.response().setStatusCode(429).putHeader(HttpHeaders.RETRY_AFTER, String.valueOf(seconds))
+                                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=UTF-8")
+                                .end("Too many failed sign-ins: try again in " + seconds + " s.\n");
+                    }
+                });
     }
 
     private void logFormSignIns(RoutingContext rc) {
         if (FORM_POST.equals(rc.normalizedPath())) {
             rc.addEndHandler(ended -> {
                 String location = rc.response().headers().get(HttpHeaders.LOCATION);
-                String user = printable(rc.request().getFormAttribute("j_username"));
-                if (rc.response().getStatusCode() == 302 && location != null && !location.contains("error=true")) {
+                String typed = rc.request().getFormAttribute("j_username");
+                String user = printable(typed);
+                if (rc.get(USER_WAITS) != null) {
+                    throttle.countAttempt("form", SignInThrottle.Outcome.THROTTLED);
+                    LOG.infof("console sign-in of %s from %s refused: the user name waits after repeated failures",
+                            user, clientAddress(rc));
+                } else if (rc.response().getStatusCode() == 302 && location != null
+                        && !location.contains("error=true")) {
                     LOG.infof("console sign-in of %s succeeded", user);
-                } else {
+                    offEventLoop(() -> throttle.succeeded(typed));
+                } else if (rc.response().getStatusCode() == 302) {
                     LOG.infof("console sign-in of %s failed", user);
+                    failed(rc, "form", typed);
                 }
             });
         }
@@ -48,8 +102,31 @@ class ConsoleSignIns {
                 .map(properties -> properties.get(RoutingContext.class.getName()))
                 .filter(RoutingContext.class::isInstance).map(RoutingContext.class::cast)
                 .filter(rc -> rc.normalizedPath().startsWith("/console"))
-                .flatMap(ConsoleSignIns::basicUser)
-                .ifPresent(user -> LOG.infof("console sign-in of %s (HTTP Basic) failed", printable(user)));
+                .ifPresent(rc -> basicUser(rc).ifPresent(user -> {
+                    LOG.infof("console sign-in of %s (HTTP Basic) failed", printable(user));
+                    failed(rc, "basic", user);
+                }));
+    }
+
+    /** The client's address: the connection's, or the one a trusted proxy forwarded. */
+    static String clientAddress(RoutingContext rc) {
+        return rc.request().remoteAddress() == null ? "unknown" : rc.request().remoteAddress().hostAddress();
+    }
+
+    private void failed(RoutingContext rc, String mechanism, String user) {
+        throttle.countAttempt(mechanism, SignInThrottle.Outcome.FAILED);
+        String address = clientAddress(rc);
+        offEventLoop(() -> throttle.failed(user, address));
+    }
+
+    private static void offEventLoop(Runnable work) {
+        Infrastructure.getDefaultWorkerPool().execute(() -> {
+            try {
+                work.run();
+            } catch (RuntimeException e) {
+                LOG.warnf("console sign-in throttle not updated: %s", e.getMessage());
+            }
+        });
     }
 
     private static Optional<String> basicUser(RoutingContext rc) {

@@ -45,8 +45,8 @@ public class OrderPaymentsResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> pay(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
         LogContext.put(LogContext.ORDER_ID, orderId);
-        var request = idempotency.request(PaymentService.OPERATION, caller.userId(), http.getHeader(IdempotencyKey.HEADER),
-                http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
+        var request = idempotency.request(PaymentService.OPERATION, caller.userId(),
+                IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
                 CreatePaymentRequest::forStorage);
         return payments.pay(request, orderId).map(IdempotentResponse::toResponse);
     }

@@ -20,7 +20,7 @@ import java.time.Instant;
 /**
  * The bearer token parser, remembering each token it verified until the token expires: a client sends the same
  * token with every request, and its signature and claims do not change, so they are checked once. A token that
- * fails verification is never remembered.
+ * fails verification is never remembered, and neither is one issued in the future.
  */
 @Alternative
 @Priority(1)
@@ -28,6 +28,12 @@ import java.time.Instant;
 public class VerifiedTokens implements JWTParser {
 
     private static final int MAX_TOKENS = 10_000;
+    /**
+     * A token issued later than this ahead of the service's clock is refused: the verifier checks {@code exp} and the
+     * maximum lifetime ({@code smallrye.jwt.time-to-live}, from {@code iat} to {@code exp}), but not an {@code iat}
+     * in the future, with which a token could move its lifetime forward at will. The verifier's own clock skew.
+     */
+    private static final long ISSUED_AT_SKEW_SECONDS = 60;
 
     private final DefaultJWTParser verifier;
     private final Cache<String, JsonWebToken> verified = RequestPathCaches.newBuilder()
@@ -62,6 +68,9 @@ public class VerifiedTokens implements JWTParser {
             return known;
         }
         JsonWebToken jwt = verifier.parse(token);
+        if (jwt.getIssuedAtTime() > Instant.now().getEpochSecond() + ISSUED_AT_SKEW_SECONDS) {
+            throw new ParseException("the token's iat is in the future");
+        }
         if (jwt.getExpirationTime() > 0) {
             verified.put(token, jwt);
         }

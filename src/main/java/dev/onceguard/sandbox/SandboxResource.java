@@ -54,7 +54,7 @@ public class SandboxResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(@Context HttpServerRequest http, byte[] body) throws InterruptedException {
-        IdempotencyKey key = IdempotencyKey.parse(http.getHeader(IdempotencyKey.HEADER));
+        IdempotencyKey key = IdempotencyKey.parse(IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)));
         JsonRequests.Parsed<SandboxPaymentRequest> parsed = jsonRequests.read(body, SandboxPaymentRequest.class);
         SandboxToken token = SandboxToken.of(parsed.value().paymentMethodToken())
                 .orElseThrow(() -> new ProblemException(Problem.of(400, "UNKNOWN_PAYMENT_METHOD_TOKEN",

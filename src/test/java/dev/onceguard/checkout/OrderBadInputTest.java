@@ -157,6 +157,21 @@ class OrderBadInputTest {
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ?", user)).isZero();
     }
 
+    /** Two keys may mean two intents: the request is refused whole, rather than carried out under the first. */
+    @Test
+    void twoIdempotencyKeyHeadersAreInvalidAndCreateNothing() {
+        String user = TestTokens.newUser();
+
+        Response refused = given().header("Authorization", TestTokens.bearer(user)).contentType("application/json")
+                .header("Idempotency-Key", "first-" + user).header("Idempotency-Key", "second-" + user)
+                .body(ONE_EBOOK).post("/api/orders");
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.<String>path("code")).isEqualTo("IDEMPOTENCY_KEY_INVALID");
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ?", user)).isZero();
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ?", user)).isZero();
+    }
+
     @Test
     void anEmptyKeyIsInvalidNotMissing() throws Exception {
         String user = TestTokens.newUser();

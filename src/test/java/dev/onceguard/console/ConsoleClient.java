@@ -37,13 +37,30 @@ final class ConsoleClient {
 
     /** Opens {@code page} as {@code user} and takes the token of its forms, as a browser would before posting. */
     static Form form(String user, String page) {
-        Response response = page(user, page);
+        return form(page(user, page), page);
+    }
+
+    /** The token of the forms on {@code page}, opened with the cookies of a form sign-in. */
+    static Form form(Map<String, String> signedIn, String page) {
+        return form(given().redirects().follow(false).cookies(signedIn).get(page), page);
+    }
+
+    private static Form form(Response response, String page) {
         assertThat(response.statusCode()).as(page).isEqualTo(200);
         Matcher token = HIDDEN_TOKEN.matcher(response.asString());
         assertThat(token.find()).as("a form with a CSRF token on " + page).isTrue();
         String cookie = response.getCookie(CSRF_COOKIE);
         assertThat(cookie).as("the CSRF cookie of " + page).isNotNull();
         return new Form(cookie, token.group(1));
+    }
+
+    /** Signs {@code user} in with the login form and returns the cookies the browser keeps. */
+    static Map<String, String> signIn(String user) {
+        Response signIn = given().redirects().follow(false).contentType("application/x-www-form-urlencoded")
+                .formParam("j_username", user).formParam("j_password", PASSWORDS.get(user)).post("/j_security_check");
+        assertThat(signIn.statusCode()).isEqualTo(302);
+        assertThat(signIn.header("Location")).endsWith("/console");
+        return signIn.cookies();
     }
 
     /** Posts an admin action's form the way the page's own form would. */

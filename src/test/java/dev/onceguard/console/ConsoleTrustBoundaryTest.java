@@ -111,4 +111,82 @@ class ConsoleTrustBoundaryTest {
             }
         }
     }
+    /**
+     * A forged action as a page of another origin sends it with the admin's credentials (fetch in no-cors mode, a
+     * form with enctype text/plain): no body and no Content-Type, an empty form, a text/plain body naming the token
+     * field, JSON. None runs, whatever the route, and none writes an audit entry.
+     */
+    @Test
+    void aConsolePostWithoutAVerifiedTokenIsRefusedWhateverItsContentType() {
+        ConsoleClient.Form form = ConsoleClient.form(ConsoleClient.ADMIN, "/console/jobs");
+        long auditBefore = Database.count(dataSource, "SELECT count(*) FROM console_audit");
+        String job = "/console/jobs/" + JobHistory.JOBS.get(0) + "/run";
+        long runsBefore = Database.count(dataSource, "SELECT count(*) FROM job_runs WHERE job = ?", JobHistory.JOBS.get(0));
+
+        List<String> posts = new java.util.ArrayList<>(consoleRoutes().stream()
+                .filter(route -> route.method().equals("POST")).map(route -> route.path("1")).toList());
+        posts.add(job);
+        for (String path : posts) {
+            Response noBody = ConsoleClient.as(ConsoleClient.ADMIN).post(path);
+            Response emptyForm = ConsoleClient.as(ConsoleClient.ADMIN).cookie(ConsoleClient.CSRF_COOKIE, form.cookie())
+                    .contentType("application/x-www-form-urlencoded").body("").post(path);
+            Response textPlain = ConsoleClient.as(ConsoleClient.ADMIN).cookie(ConsoleClient.CSRF_COOKIE, form.cookie())
+                    .contentType("text/plain").body(ConsoleClient.CSRF_FIELD + "=" + form.token()).post(path);
+            Response json = ConsoleClient.as(ConsoleClient.ADMIN).cookie(ConsoleClient.CSRF_COOKIE, form.cookie())
+                    .contentType("application/json").body("{}").post(path);
+
+            assertThat(noBody.statusCode()).as("no body, no Content-Type: " + path).isEqualTo(400);
+            assertThat(emptyForm.statusCode()).as("an empty form: " + path).isEqualTo(400);
+            assertThat(textPlain.statusCode()).as("text/plain: " + path).isIn(400, 415);
+            assertThat(json.statusCode()).as("JSON: " + path).isIn(400, 415);
+        }
+        assertThat(Database.count(dataSource, "SELECT count(*) FROM console_audit")).isEqualTo(auditBefore);
+        assertThat(Database.count(dataSource, "SELECT count(*) FROM job_runs WHERE job = ?", JobHistory.JOBS.get(0)))
+                .isEqualTo(runsBefore);
+    }
+
+    /**
+     * A form with its valid token, sent by a page of another origin (another site, or another port of this host)
+     * is refused before it runs; the same form from the console's own origin runs.
+     */
+    @Test
+    void aConsoleActionFromAnotherOriginIsRefusedEvenWithItsToken() {
+        String job = "/console/jobs/" + JobHistory.JOBS.get(0) + "/run";
+        String self = "http://localhost:" + io.restassured.RestAssured.port;
+        long auditBefore = Database.count(dataSource, "SELECT count(*) FROM console_audit");
+
+        for (java.util.Map<String, String> headers : List.of(java.util.Map.of("Origin", "https://evil.example"),
+                java.util.Map.of("Origin", "http://localhost:1"), java.util.Map.of("Origin", "null"),
+                java.util.Map.of("Sec-Fetch-Site", "cross-site"),
+                java.util.Map.of("Sec-Fetch-Site", "same-site", "Origin", "http://127.0.0.1:1"),
+                java.util.Map.of("Sec-Fetch-Site", "same-site"))) {
+            ConsoleClient.Form form = ConsoleClient.form(ConsoleClient.ADMIN, "/console/jobs");
+            Response forged = ConsoleClient.as(ConsoleClient.ADMIN).headers(headers)
+                    .cookie(ConsoleClient.CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
+                    .formParam(ConsoleClient.CSRF_FIELD, form.token()).post(job);
+            assertThat(forged.statusCode()).as(headers.toString()).isEqualTo(403);
+        }
+        assertThat(Database.count(dataSource, "SELECT count(*) FROM console_audit")).isEqualTo(auditBefore);
+
+        ConsoleClient.Form form = ConsoleClient.form(ConsoleClient.ADMIN, "/console/jobs");
+        ConsoleClient.as(ConsoleClient.ADMIN).header("Origin", self).header("Sec-Fetch-Site", "same-origin")
+                .cookie(ConsoleClient.CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
+                .formParam(ConsoleClient.CSRF_FIELD, form.token()).post(job).then().statusCode(303);
+    }
+
+    /** A hostile page cannot sign the victim's browser in as the attacker: the sign-in form checks the origin too. */
+    @Test
+    void theSignInFormRefusesAnotherOrigin() {
+        Response forged = given().redirects().follow(false).header("Origin", "https://evil.example")
+                .contentType("application/x-www-form-urlencoded")
+                .formParam("j_username", ConsoleClient.ADMIN).formParam("j_password", "admin-password")
+                .post("/j_security_check");
+        assertThat(forged.statusCode()).isEqualTo(403);
+        assertThat(forged.getCookie(SESSION_COOKIE)).isNull();
+
+        given().redirects().follow(false).header("Origin", "http://localhost:" + io.restassured.RestAssured.port)
+                .contentType("application/x-www-form-urlencoded")
+                .formParam("j_username", ConsoleClient.ADMIN).formParam("j_password", "admin-password")
+                .post("/j_security_check").then().statusCode(302).cookie(SESSION_COOKIE);
+    }
 }

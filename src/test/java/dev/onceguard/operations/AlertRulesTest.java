@@ -78,7 +78,7 @@ class AlertRulesTest {
             }
         }
 
-        assertThat(alerts).hasSize(10);
+        assertThat(alerts).hasSize(12);
         assertThat(fired).as("alerts with a firing unit test").isEqualTo(alerts);
         assertThat(quiet).as("alerts with a quiet unit test").isEqualTo(alerts);
     }

@@ -31,6 +31,7 @@ class ChartTest {
     private static final Map<String, Object> EVERY_SECRET_REFERENCE = Map.of(
             "jwt.existingSecret", "onceguard-jwt",
             "jwt.key", "jwks.json",
+            "jwt.audiences", "https://shop.example.com/api",
             "stripe.existingSecret", "onceguard-stripe",
             "sandbox.enabled", true,
             "sandbox.webhookSecret.existingSecret", "onceguard-sandbox",
@@ -46,7 +47,7 @@ class ChartTest {
     private static final Set<String> ALERTS = Set.of("OnceguardOperationsStuck", "OnceguardJobNotSucceeding",
             "OnceguardOutboxLagging", "OnceguardConflictSpike", "OnceguardDuplicateWebhookSpike",
             "OnceguardUnknownPayments", "OnceguardServerErrors", "OnceguardSlowRequests", "OnceguardDatabasePoolExhausted",
-            "OnceguardProviderErrors");
+            "OnceguardProviderErrors", "OnceguardUnknownRefunds", "OnceguardConsolePasswordGuessing");
 
     @Test
     void lintsCleanInStrictMode() {
@@ -269,9 +270,15 @@ class ChartTest {
     }
 
     @Test
-    void aJwtKeyComesFromOnePlaceOnly() {
+    void aJwtKeyComesFromOnePlaceOnlyAndNeedsTheAudienceOfTheApisTokens() {
         Rendered byUrl = HelmChart.render(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
-                "jwt.issuer", "https://idp.example.com"));
+                "jwt.issuer", "https://idp.example.com", "jwt.audiences", "https://shop.example.com/api"));
+        assertThat(byUrl.env().get("MP_JWT_VERIFY_AUDIENCES").path("value").asText())
+                .isEqualTo("https://shop.example.com/api");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json")))
+                .hasMessageContaining("jwt.audiences is required");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("jwt.existingSecret", "onceguard-jwt")))
+                .hasMessageContaining("jwt.audiences is required");
 
         assertThat(byUrl.env().get("MP_JWT_VERIFY_PUBLICKEY_LOCATION").path("value").asText())
                 .isEqualTo("https://idp.example.com/jwks.json");
@@ -563,7 +570,7 @@ class ChartTest {
     void theNotesSayWhereTheServiceIsAndWarnAboutWhatIsMissing() {
         String bare = HelmChart.notes(Map.of());
         String complete = HelmChart.notes(Map.of("jwt.publicKeyLocation", "https://idp.example.com/jwks.json",
-                "stripe.existingSecret", "onceguard-stripe", "ingress.enabled", true,
+                "jwt.audiences", "https://shop.example.com/api", "stripe.existingSecret", "onceguard-stripe", "ingress.enabled", true,
                 "console.sessionKey.existingSecret", "onceguard-console-session"));
 
         assertThat(bare).contains("og-onceguard.shop.svc:8080/api", "/q/health/ready", "onceguard-database",

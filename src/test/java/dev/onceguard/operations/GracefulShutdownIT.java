@@ -75,6 +75,7 @@ class GracefulShutdownIT {
         env.put("SMALLRYE_JWT_VERIFY_KEY_LOCATION", Path.of("src/test/resources/jwt/test-hs256.jwk").toAbsolutePath().toString());
         env.put("SMALLRYE_JWT_VERIFY_ALGORITHM", "HS256");
         env.put("MP_JWT_VERIFY_ISSUER", TestTokens.ISSUER);
+        env.put("MP_JWT_VERIFY_AUDIENCES", TestTokens.AUDIENCE);
         env.put("ONCEGUARD_PAYMENTS_PROVIDER", "sandbox");
         env.put("ONCEGUARD_SANDBOX_ENABLED", "true");
         env.put("ONCEGUARD_SANDBOX_BASE_URL", base + "/sandbox/v1");

@@ -34,6 +34,7 @@ public class PackagedArtifact implements QuarkusTestResourceLifecycleManager {
                 entry("smallrye.jwt.verify.key.location", resource("jwt/test-hs256.jwk")),
                 entry("smallrye.jwt.verify.algorithm", "HS256"),
                 entry("mp.jwt.verify.issuer", TestTokens.ISSUER),
+                entry("mp.jwt.verify.audiences", TestTokens.AUDIENCE),
                 entry("quarkus.security.users.embedded.users." + ADMIN, ADMIN_PASSWORD),
                 entry("quarkus.security.users.embedded.roles." + ADMIN, "admin"),
                 entry("onceguard.sandbox.enabled", "true"),

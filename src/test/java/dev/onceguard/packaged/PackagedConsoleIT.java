@@ -27,9 +27,7 @@ class PackagedConsoleIT {
                 .post("/j_security_check");
         assertThat(signIn.statusCode()).isEqualTo(302);
         assertThat(signIn.header("Location")).endsWith("/console");
-        String session = signIn.cookie("onceguard-console");
-
-        Response jobs = given().redirects().follow(false).cookie("onceguard-console", session).get("/console/jobs");
+        Response jobs = given().redirects().follow(false).cookies(signIn.cookies()).get("/console/jobs");
         assertThat(jobs.statusCode()).isEqualTo(200);
         assertThat(jobs.contentType()).startsWith("text/html");
         assertThat(jobs.asString()).contains("outbox-relay").contains(PackagedArtifact.ADMIN);

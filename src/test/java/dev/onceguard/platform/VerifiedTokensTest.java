@@ -66,4 +66,17 @@ class VerifiedTokensTest {
         assertThatThrownBy(() -> tokens.parse(forged)).isInstanceOf(ParseException.class);
         assertThat(verifier.verified).isEqualTo(2);
     }
+
+    @Test
+    void aTokenIssuedInTheFutureIsRefusedAndNotKept() {
+        CountingVerifier verifier = new CountingVerifier();
+        VerifiedTokens tokens = new VerifiedTokens(verifier);
+        java.time.Instant tomorrow = java.time.Instant.now().plus(java.time.Duration.ofDays(1));
+        String token = Jwt.issuer(TestTokens.ISSUER).subject("u-1").issuedAt(tomorrow)
+                .expiresAt(tomorrow.plusSeconds(300)).signWithSecret(TestTokens.SECRET);
+
+        assertThatThrownBy(() -> tokens.parse(token)).isInstanceOf(ParseException.class);
+        assertThatThrownBy(() -> tokens.parse(token)).isInstanceOf(ParseException.class);
+        assertThat(verifier.verified).isEqualTo(2);
+    }
 }

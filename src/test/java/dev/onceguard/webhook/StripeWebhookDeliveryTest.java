@@ -53,6 +53,21 @@ class StripeWebhookDeliveryTest {
                 + " AND event_type = 'payment_intent.succeeded' AND delivery_count = 2", eventId)).isEqualTo(1);
     }
 
+    /** A signed event whose currency is no ISO 4217 code is unreadable input (400), not a server error. */
+    @Test
+    void aSignedEventWithAnUnknownCurrencyIsInvalidAndChangesNothing() {
+        Paid paid = orderWithPayment(db, "stripe", "PENDING");
+        String eventId = newEventId();
+        String body = StripeEvents.event(eventId, "payment_intent.succeeded",
+                StripeEvents.paymentIntent(paid.providerPaymentId(), "succeeded", 150000, "zzzz"));
+
+        Response refused = deliver(body, StripeEvents.signature(SECRET, Instant.now().getEpochSecond(), body));
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.path("code").toString()).isEqualTo("WEBHOOK_EVENT_INVALID");
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'PAID'", paid.orderId())).isZero();
+    }
+
     @Test
     void theStoredPayloadKeepsNoClientSecretAndTheEventIsApplied() {
         Paid paid = orderWithPayment(db, "stripe", "PENDING");

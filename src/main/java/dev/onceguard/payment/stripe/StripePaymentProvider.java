@@ -283,8 +283,13 @@ public class StripePaymentProvider implements PaymentProvider {
             throw new WebhookRejected(type + " without a payment intent in data.object");
         }
         String currency = intent && object.path("currency").isTextual() ? object.get("currency").asText().toUpperCase(Locale.ROOT) : null;
-        BigDecimal amount = currency != null && object.path("amount").canConvertToLong()
-                ? fromMinorUnits(object.get("amount").asLong(), currency) : null;
+        BigDecimal amount;
+        try {
+            amount = currency != null && object.path("amount").canConvertToLong()
+                    ? fromMinorUnits(object.get("amount").asLong(), currency) : null;
+        } catch (IllegalArgumentException unknownCurrency) {
+            throw new WebhookRejected("the payment intent's currency is not an ISO 4217 code");
+        }
         Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
         JsonNode metadata = object.path("metadata");
         return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created,

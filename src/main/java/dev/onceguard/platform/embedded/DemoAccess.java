@@ -23,6 +23,7 @@ import java.util.Properties;
 final class DemoAccess {
 
     static final String ISSUER = "onceguard-demo";
+    static final String AUDIENCE = "onceguard-demo-api";
     static final String USER = "demo-user";
     /** A second customer, so that one user's console view can be told from another's. */
     static final String SECOND_USER = "demo-user-2";
@@ -74,7 +75,9 @@ final class DemoAccess {
         return Map.of(
                 "smallrye.jwt.verify.key.location", signingKey.toString(),
                 "smallrye.jwt.verify.algorithm", "HS256",
-                "mp.jwt.verify.issuer", ISSUER);
+                "mp.jwt.verify.issuer", ISSUER,
+                "mp.jwt.verify.audiences", AUDIENCE,
+                "smallrye.jwt.time-to-live", String.valueOf(TOKEN_LIFESPAN.toSeconds()));
     }
 
     /**
@@ -105,7 +108,8 @@ final class DemoAccess {
 
     /** A bearer token for any user id, signed with this folder's demo key. */
     String userToken(String userId) {
-        return Jwt.issuer(ISSUER).subject(userId).expiresIn(TOKEN_LIFESPAN).sign(signingKey.toString());
+        return Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).expiresIn(TOKEN_LIFESPAN)
+                .sign(signingKey.toString());
     }
 
     boolean hasSigningKey() {
