@@ -78,7 +78,7 @@ public final class Routes {
                     .filter(name -> name.endsWith(".class") && !name.contains("$"))
                     .map(name -> name.substring(0, name.length() - ".class".length()).replace('/', '.'))
                     .map(Routes::load)
-                    .filter(type -> type.isAnnotationPresent(Path.class))
+                    .filter(type -> type.isAnnotationPresent(Path.class) && !type.isInterface())
                     .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -21,7 +21,7 @@ public final class TestTokens {
 
     /** A back-office system's token: its {@code groups} claim holds {@code refunds}. */
     public static String refunds(String userId) {
-        return "Bearer " + Jwt.issuer(ISSUER).subject(userId).groups("refunds").signWithSecret(SECRET);
+        return "Bearer " + Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).groups("refunds").signWithSecret(SECRET);
     }
 
     public static String newUser() {

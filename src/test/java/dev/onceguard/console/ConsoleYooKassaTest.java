@@ -56,7 +56,7 @@ class ConsoleYooKassaTest {
         assertThat(event).contains("YooKassa signs nothing")
                 .contains("id=\"source-address\">185.71.77.30<")
                 .contains("id=\"read-back\">succeeded, 1500.00 RUB<")
-                .contains("id=\"link-order\" href=\"/console/operations?order=" + orderId + "\"");
+                .contains("id=\"link-order\" href=\"/console/orders/" + orderId + "\"");
         assertThat(found).as("the only match, the payment, opens at once").endsWith("/console/operations/" + recordId);
     }
 }

@@ -197,24 +197,30 @@ class UnstorableInputTest {
                 "/api/orders", "{\"items\":[{\"productId\":\"%s\",\"quantity\":1}],\"currency\":\"RUB\"}",
                 "/api/orders/{orderId}/payments", "{\"paymentMethodToken\":\"%s\"}",
                 "/sandbox/v1/payments",
-                "{\"amount\":\"10.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\",\"metadata\":{\"orderId\":\"%s\"}}");
+                "{\"amount\":\"10.00\",\"currency\":\"RUB\",\"paymentMethodToken\":\"tok_success\",\"metadata\":{\"orderId\":\"%s\"}}",
+                "/api/payments/{paymentId}/refunds", "{\"reason\":\"OTHER\",\"note\":\"%s\"}",
+                "/sandbox/v1/refunds", "{\"payment\":\"%s\",\"amount\":\"1.00\",\"currency\":\"RUB\"}");
         Map<String, String> fields = Map.of("/api/orders", "items[0].productId",
-                "/api/orders/{orderId}/payments", "paymentMethodToken", "/sandbox/v1/payments", "metadata.orderId");
+                "/api/orders/{orderId}/payments", "paymentMethodToken", "/sandbox/v1/payments", "metadata.orderId",
+                "/api/payments/{paymentId}/refunds", "note", "/sandbox/v1/refunds", "payment");
         List<Routes.Route> jsonRoutes = Routes.all().stream()
                 .filter(route -> route.method().equals("POST"))
                 .filter(route -> route.template().startsWith("/api") || route.template().startsWith("/sandbox"))
+                // a cancellation's body is an empty object: no value in it to store
+                .filter(route -> !route.template().endsWith("/cancellation"))
                 .toList();
         assertThat(jsonRoutes).extracting(Routes.Route::template).containsExactlyInAnyOrderElementsOf(bodies.keySet());
 
         for (Routes.Route route : jsonRoutes) {
+            String bearer = route.template().endsWith("/refunds") ? TestTokens.refunds(user) : TestTokens.bearer(user);
             for (String value : REFUSED_IN_JSON) {
-                Response response = given().header("Authorization", TestTokens.bearer(user))
+                Response response = given().header("Authorization", bearer)
                         .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json")
                         .body(bodies.get(route.template()).formatted(value))
                         .post(route.path(orderId));
                 assertRefusedAs(response, 400, route, fields.get(route.template()));
             }
-            Response tooLong = given().header("Authorization", TestTokens.bearer(user))
+            Response tooLong = given().header("Authorization", bearer)
                     .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json")
                     .body(bodies.get(route.template()).formatted("a".repeat(5000)))
                     .post(route.path(orderId));
