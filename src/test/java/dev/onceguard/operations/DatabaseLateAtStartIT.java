@@ -1,5 +1,6 @@
 package dev.onceguard.operations;
 
+import dev.onceguard.TestTokens;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,7 @@ class DatabaseLateAtStartIT {
                 "jdbc:postgresql://127.0.0.1:" + databasePort + database.getPath());
         builder.environment().put("QUARKUS_DATASOURCE_USERNAME", "postgres");
         builder.environment().put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
+        builder.environment().put("MP_JWT_VERIFY_AUDIENCES", TestTokens.AUDIENCE);
         service = builder.start();
 
         Instant absentUntil = Instant.now().plus(ABSENT);
