@@ -1,6 +1,6 @@
 package dev.onceguard.idempotency;
 
-import io.quarkus.narayana.jta.QuarkusTransaction;
+import dev.onceguard.platform.WriteBehind;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.context.api.ManagedExecutorConfig;
@@ -8,10 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.context.ManagedExecutor;
 import org.eclipse.microprofile.context.ThreadContext;
-import org.jboss.logging.Logger;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -19,10 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Which request got which answer, and how often each record was replayed, kept off the request path: a request
@@ -53,50 +47,23 @@ public class RequestLog {
     record Bounded(long recordId, int rows) {
     }
 
-    private static final Logger LOG = Logger.getLogger(RequestLog.class);
     private static final Set<Outcome> RETRIES = EnumSet.of(Outcome.REPLAYED, Outcome.CONFLICT, Outcome.IN_PROGRESS);
 
-    private final IdempotencyRecords records;
-    private final IdempotencyConfig config;
-    private final ManagedExecutor workers;
-    /** Off where flush-every is: the test profile flushes by itself, so that what a test reads is what it wrote. */
-    private final boolean flushesByCount;
-    private final ConcurrentLinkedQueue<Entry> pending = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pendingRows = new AtomicInteger();
-    private final AtomicBoolean flushHandedOver = new AtomicBoolean();
-    /** Set while the database refuses batches: then only the interval retries, so that no request hands over more. */
-    private volatile boolean lastFlushFailed;
+    private final WriteBehind<Entry> batches;
 
     /** @param workers Quarkus's worker pool, carrying none of the appending request's contexts over to the flush */
     public RequestLog(IdempotencyRecords records, IdempotencyConfig config,
                       @ManagedExecutorConfig(propagated = {}, cleared = ThreadContext.ALL_REMAINING)
                       ManagedExecutor workers) {
-        this.records = records;
-        this.config = config;
-        this.workers = workers;
-        this.flushesByCount = !"off".equals(config.requestLog().flushEvery());
+        // off where flush-every is: the test profile flushes by itself, so that what a test reads is what it wrote
+        this.batches = new WriteBehind<>("request log", workers, config.requestLog().batchRows(),
+                !"off".equals(config.requestLog().flushEvery()),
+                batch -> records.appendRequestLog(batch, replaysOf(batch), boundedOf(batch),
+                        config.requestLog().keptPerEnd()));
     }
 
     void append(long recordId, String requestId, Instant receivedAt, Outcome outcome, int httpStatus) {
-        pending.add(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
-        if (pendingRows.incrementAndGet() >= config.requestLog().batchRows() && flushesByCount && !lastFlushFailed
-                && flushHandedOver.compareAndSet(false, true)) {
-            handFlushToAWorker();
-        }
-    }
-
-    private void handFlushToAWorker() {
-        try {
-            workers.execute(() -> {
-                try {
-                    flush();
-                } finally {
-                    flushHandedOver.set(false);
-                }
-            });
-        } catch (RejectedExecutionException rejected) { // shutting down: the shutdown flush writes them
-            flushHandedOver.set(false);
-        }
+        batches.append(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
     }
 
     @Scheduled(identity = "idempotency-request-log", every = "${onceguard.idempotency.request-log.flush-every}",
@@ -106,26 +73,8 @@ public class RequestLog {
     }
 
     /** Writes everything appended so far; on failure the batch stays in memory for the next flush. */
-    public synchronized void flush() {
-        List<Entry> batch = new ArrayList<>();
-        for (Entry entry; (entry = pending.poll()) != null; ) {
-            batch.add(entry);
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        pendingRows.addAndGet(-batch.size());
-        try {
-            QuarkusTransaction.requiringNew().run(() ->
-                    records.appendRequestLog(batch, replaysOf(batch), boundedOf(batch),
-                            config.requestLog().keptPerEnd()));
-            lastFlushFailed = false;
-        } catch (RuntimeException e) {
-            lastFlushFailed = true;
-            pending.addAll(batch);
-            pendingRows.addAndGet(batch.size());
-            LOG.warnf("request log batch of %d rows not saved, kept for the next flush: %s", batch.size(), e.getMessage());
-        }
+    public void flush() {
+        batches.flush();
     }
 
     /** Per record, in id order (so that two replicas flushing at once lock their records in the same order). */

@@ -1,8 +1,8 @@
 package dev.onceguard.webhook;
 
 import dev.onceguard.platform.Timestamps;
+import dev.onceguard.platform.WriteBehind;
 import io.agroal.api.AgroalDataSource;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.context.api.ManagedExecutorConfig;
@@ -11,20 +11,14 @@ import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.context.ManagedExecutor;
 import org.eclipse.microprofile.context.ThreadContext;
-import org.jboss.logging.Logger;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One row per authentic delivery of an inbox event ({@code webhook_deliveries}): when it came and what it was
@@ -54,18 +48,10 @@ public class WebhookDeliveryLog {
     private record Redeliveries(int count, Instant lastAt) {
     }
 
-    private static final Logger LOG = Logger.getLogger(WebhookDeliveryLog.class);
-
     private final AgroalDataSource dataSource;
-    private final ManagedExecutor workers;
-    private final int batchRows;
     /** Off in tests: each delivery is then written before it is answered, so that what a test reads is what it sent. */
-    private final boolean batches;
-    private final ConcurrentLinkedQueue<Delivery> pending = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pendingRows = new AtomicInteger();
-    private final AtomicBoolean flushHandedOver = new AtomicBoolean();
-    /** Set while the database refuses batches: then only the interval retries, so that no delivery hands over more. */
-    private volatile boolean lastFlushFailed;
+    private final boolean batchesByTime;
+    private final WriteBehind<Delivery> batches;
 
     /** @param workers Quarkus's worker pool, carrying none of the delivery's contexts over to the flush */
     public WebhookDeliveryLog(AgroalDataSource dataSource,
@@ -74,9 +60,8 @@ public class WebhookDeliveryLog {
                               @ConfigProperty(name = "onceguard.webhooks.delivery-log.flush-every") String flushEvery,
                               @ConfigProperty(name = "onceguard.webhooks.delivery-log.batch-rows") int batchRows) {
         this.dataSource = dataSource;
-        this.workers = workers;
-        this.batchRows = batchRows;
-        this.batches = !"off".equals(flushEvery);
+        this.batchesByTime = !"off".equals(flushEvery);
+        this.batches = new WriteBehind<>("webhook delivery log", workers, batchRows, batchesByTime, this::write);
     }
 
     /**
@@ -85,32 +70,14 @@ public class WebhookDeliveryLog {
      */
     void record(String provider, String eventId, DeliveryOutcome outcome, int httpStatus, boolean counted) {
         append(new Delivery(provider, eventId, Timestamps.now(), outcome.label(), httpStatus, counted));
-        if (!batches) {
+        if (!batchesByTime) {
             flush();
         }
     }
 
-    /** Adds a delivery to the next batch; the delivery that makes it {@code batch-rows} long hands a flush over. */
+    /** Adds a delivery to the next batch. */
     void append(Delivery delivery) {
-        pending.add(delivery);
-        if (pendingRows.incrementAndGet() >= batchRows && batches && !lastFlushFailed
-                && flushHandedOver.compareAndSet(false, true)) {
-            handFlushToAWorker();
-        }
-    }
-
-    private void handFlushToAWorker() {
-        try {
-            workers.execute(() -> {
-                try {
-                    flush();
-                } finally {
-                    flushHandedOver.set(false);
-                }
-            });
-        } catch (RejectedExecutionException rejected) { // shutting down: the shutdown flush writes them
-            flushHandedOver.set(false);
-        }
+        batches.append(delivery);
     }
 
     @Scheduled(identity = "webhook-delivery-log", every = "${onceguard.webhooks.delivery-log.flush-every}",
@@ -120,25 +87,8 @@ public class WebhookDeliveryLog {
     }
 
     /** Writes everything appended so far in one transaction; on failure the batch stays for the next flush. */
-    synchronized void flush() {
-        List<Delivery> batch = new ArrayList<>();
-        for (Delivery delivery; (delivery = pending.poll()) != null; ) {
-            batch.add(delivery);
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        pendingRows.addAndGet(-batch.size());
-        try {
-            QuarkusTransaction.requiringNew().run(() -> write(batch));
-            lastFlushFailed = false;
-        } catch (RuntimeException e) {
-            lastFlushFailed = true;
-            pending.addAll(batch);
-            pendingRows.addAndGet(batch.size());
-            LOG.warnf("webhook delivery log batch of %d rows not saved, kept for the next flush: %s", batch.size(),
-                    e.getMessage());
-        }
+    void flush() {
+        batches.flush();
     }
 
     /**
