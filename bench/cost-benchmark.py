@@ -250,6 +250,7 @@ def start_service(a, base, tag):
                QUARKUS_DATASOURCE_JDBC_URL=f"jdbc:postgresql://127.0.0.1:5432/{a.db}",
                QUARKUS_HTTP_PORT=str(a.port), SMALLRYE_JWT_VERIFY_KEY_LOCATION=f"{BENCH}/bench-hs256.jwk",
                SMALLRYE_JWT_VERIFY_ALGORITHM="HS256", MP_JWT_VERIFY_ISSUER="https://onceguard.bench",
+               MP_JWT_VERIFY_AUDIENCES="https://onceguard.bench/api",
                **dict(kv.split("=", 1) for kv in a.service_env))
     log = open(f"/tmp/{a.db}-service.log", "w")
     gc_log = f"/tmp/{a.db}-gc.log"

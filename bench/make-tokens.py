@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Signs HS256 bearer tokens for the benchmark with the oct key in bench-hs256.jwk (stdlib only).
 
-Usage: make-tokens.py [--users N] [--issuer URL] [--jwk FILE] [--prefix bench-user-]
+Usage: make-tokens.py [--users N] [--issuer URL] [--audience URL] [--jwk FILE] [--prefix bench-user-]
 Prints one JWT per line; line i (0-based) is for sub = <prefix><i zero-padded to 3>.
 """
 import argparse
@@ -34,6 +34,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=16)
     parser.add_argument("--issuer", default="https://onceguard.bench")
+    # the service refuses a token without its audience, and one that lives longer than a day
+    parser.add_argument("--audience", default="https://onceguard.bench/api")
     parser.add_argument("--jwk", default=os.path.join(here, "bench-hs256.jwk"))
     parser.add_argument("--prefix", default="bench-user-")
     args = parser.parse_args()
@@ -48,10 +50,11 @@ def main() -> None:
         sub = "%s%03d" % (args.prefix, i)
         claims = {
             "iss": args.issuer,
+            "aud": args.audience,
             "sub": sub,
             "upn": sub,
             "iat": now - 60,
-            "exp": 4102444800,  # 2100-01-01T00:00:00Z
+            "exp": now + 12 * 3600,
             "jti": "bench-%d-%d" % (now, i),
         }
         print(sign(claims, secret, jwk.get("kid", "bench")))

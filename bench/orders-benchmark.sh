@@ -121,7 +121,7 @@ log "starting the service on $URL (log: ${RESULTS#"$ROOT"/}/service.log)"
     cd "$ROOT"
     export QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$PGHOST:$PGPORT/$DB" QUARKUS_DATASOURCE_USERNAME="$PGUSER" \
         QUARKUS_HTTP_PORT="$PORT" SMALLRYE_JWT_VERIFY_KEY_LOCATION="$BENCH_DIR/bench-hs256.jwk" \
-        SMALLRYE_JWT_VERIFY_ALGORITHM=HS256 MP_JWT_VERIFY_ISSUER="$ISSUER" ONCEGUARD_CATALOG_DEMO=true
+        SMALLRYE_JWT_VERIFY_ALGORITHM=HS256 MP_JWT_VERIFY_ISSUER="$ISSUER" MP_JWT_VERIFY_AUDIENCES="https://onceguard.bench/api" ONCEGUARD_CATALOG_DEMO=true
     # shellcheck disable=SC2086
     exec java ${BENCH_JAVA_OPTS} -jar "$APP/quarkus-run.jar"
 ) > "$RESULTS/service.log" 2>&1 &

@@ -111,6 +111,7 @@ def start_service(a):
     env = dict(os.environ, QUARKUS_DATASOURCE_JDBC_URL=f"jdbc:postgresql://127.0.0.1:5432/{a.db}",
                QUARKUS_HTTP_PORT=str(a.port), SMALLRYE_JWT_VERIFY_KEY_LOCATION=f"{BENCH}/bench-hs256.jwk",
                SMALLRYE_JWT_VERIFY_ALGORITHM="HS256", MP_JWT_VERIFY_ISSUER="https://onceguard.bench",
+               MP_JWT_VERIFY_AUDIENCES="https://onceguard.bench/api",
                ONCEGUARD_SANDBOX_ENABLED="true", ONCEGUARD_SANDBOX_DELIVERY_EVERY="off",
                ONCEGUARD_WEBHOOKS_SANDBOX_SECRET=SECRET)
     gc_log = f"/tmp/{a.db}-gc.log"

@@ -61,6 +61,7 @@ class Suite:
             "SMALLRYE_JWT_VERIFY_KEY_LOCATION": os.path.join(args.bench_dir, "bench-hs256.jwk"),
             "SMALLRYE_JWT_VERIFY_ALGORITHM": "HS256",
             "MP_JWT_VERIFY_ISSUER": "https://onceguard.bench",
+            "MP_JWT_VERIFY_AUDIENCES": "https://onceguard.bench/api",
             # text lines, as the log checks read them (request errors with stack traces, runs that failed with the
             # database down); production logs the same events as JSON
             "QUARKUS_LOG_CONSOLE_JSON_ENABLED": "false",
