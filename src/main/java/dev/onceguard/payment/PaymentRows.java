@@ -100,21 +100,24 @@ public class PaymentRows {
     }
 
     /**
-     * The idempotency records of attempts whose outcome onceguard does not know, oldest change first: UNKNOWN ones,
+     * The idempotency records of attempts whose outcome onceguard does not know, oldest change first: UNKNOWN ones
+     * whose wait before the next question to the provider ({@link PaymentsConfig#unknownRecheckWait}) has passed,
      * and CREATED ones whose record's lease has expired (the process died before it stored the provider's answer).
      */
     List<Long> operationsOfUnknownOutcomes(Instant now, int limit) {
         return sql.list("""
                         SELECT p.idempotency_record_id FROM payments p
                          WHERE p.idempotency_record_id IS NOT NULL
-                           AND (p.status = 'UNKNOWN'
+                           AND ((p.status = 'UNKNOWN' AND NOT EXISTS (
+                                    SELECT 1 FROM idempotency_records r
+                                     WHERE r.id = p.idempotency_record_id AND r.recover_after > ?))
                                 OR (p.status = 'CREATED' AND EXISTS (
                                     SELECT 1 FROM idempotency_records r
                                      WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING'
                                        AND r.lease_expires_at <= ?)))
                          ORDER BY p.updated_at
                          LIMIT ?""",
-                row -> row.getLong(1), now, limit);
+                row -> row.getLong(1), now, now, limit);
     }
 
     private Optional<Payment> first(String condition, Object... parameters) {

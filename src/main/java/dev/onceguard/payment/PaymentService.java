@@ -193,7 +193,8 @@ public class PaymentService implements ResumableOperation {
         return switch (current.status()) {
             case UNKNOWN -> PhaseResult.pause(new Checkpoint(OUTCOME_UNKNOWN, RESOURCE_TYPE, paymentId),
                     idempotency.jsonResponse(202, PaymentView.of(current), Map.of("Location", location,
-                            "Retry-After", String.valueOf(RETRY_UNKNOWN_AFTER_SECONDS)), RESOURCE_TYPE, paymentId));
+                            "Retry-After", String.valueOf(RETRY_UNKNOWN_AFTER_SECONDS)), RESOURCE_TYPE, paymentId),
+                    config.unknownRecheckWait(current.createdAt(), Timestamps.now()));
             case REQUIRES_ACTION -> PhaseResult.pause(new Checkpoint(REQUIRES_ACTION, RESOURCE_TYPE, paymentId),
                     idempotency.jsonResponse(202, customerAction == null ? PaymentView.of(current)
                                     : PaymentView.waitingForCustomer(current, customerAction),

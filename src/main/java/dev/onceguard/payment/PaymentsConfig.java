@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
+import java.time.Instant;
 
 @ConfigMapping(prefix = "onceguard.payments")
 public interface PaymentsConfig {
@@ -26,4 +27,26 @@ public interface PaymentsConfig {
      */
     @WithDefault("10m")
     Duration customerActionWait();
+
+    /**
+     * The shortest wait before lease recovery and reconciliation ask the provider again about an attempt (a payment or
+     * a refund) whose outcome is unknown. A client's retry with the same key asks at once.
+     */
+    @WithDefault("10s")
+    Duration unknownRecheckInitial();
+
+    /** The longest such wait: a provider down for a day is asked about at least this often. */
+    @WithDefault("30m")
+    Duration unknownRecheckMax();
+
+    /**
+     * How long to leave an attempt created at {@code createdAt} alone after another unknown answer: as long as it has
+     * existed, between {@link #unknownRecheckInitial} and {@link #unknownRecheckMax}, so the waits double from one
+     * check to the next without a counter, as providers ask of a request whose outcome is unknown.
+     */
+    default Duration unknownRecheckWait(Instant createdAt, Instant now) {
+        Duration age = Duration.between(createdAt, now);
+        Duration atLeast = age.compareTo(unknownRecheckInitial()) < 0 ? unknownRecheckInitial() : age;
+        return atLeast.compareTo(unknownRecheckMax()) > 0 ? unknownRecheckMax() : atLeast;
+    }
 }

@@ -111,22 +111,25 @@ public class RefundRows {
     }
 
     /**
-     * The idempotency records of refunds whose outcome onceguard does not know, oldest change first: UNKNOWN ones,
-     * and PENDING ones without a provider refund id whose record's lease has expired (the process died between the
+     * The idempotency records of refunds whose outcome onceguard does not know, oldest change first: UNKNOWN ones
+     * whose wait before the next question to the provider has passed (the payments' {@code unknownRecheckWait}), and
+     * PENDING ones without a provider refund id whose record's lease has expired (the process died between the
      * reservation and the provider's answer).
      */
     List<Long> operationsOfUnknownOutcomes(Instant now, int limit) {
         return sql.list("""
                         SELECT f.idempotency_record_id FROM refunds f
                          WHERE f.idempotency_record_id IS NOT NULL
-                           AND (f.status = 'UNKNOWN'
+                           AND ((f.status = 'UNKNOWN' AND NOT EXISTS (
+                                    SELECT 1 FROM idempotency_records r
+                                     WHERE r.id = f.idempotency_record_id AND r.recover_after > ?))
                                 OR (f.status = 'PENDING' AND f.provider_refund_id IS NULL AND EXISTS (
                                     SELECT 1 FROM idempotency_records r
                                      WHERE r.id = f.idempotency_record_id AND r.status = 'PROCESSING'
                                        AND r.lease_expires_at <= ?)))
                          ORDER BY f.updated_at
                          LIMIT ?""",
-                row -> row.getLong(1), now, limit);
+                row -> row.getLong(1), now, now, limit);
     }
 
     /** PENDING refunds the provider has and that nothing has changed since {@code quietSince}, oldest first. */

@@ -12,6 +12,7 @@ import dev.onceguard.idempotency.StoredResponse;
 import dev.onceguard.payment.Payment;
 import dev.onceguard.payment.PaymentProviders;
 import dev.onceguard.payment.PaymentRows;
+import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.payment.provider.CreateRefund;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -65,15 +66,17 @@ public class RefundService implements ResumableOperation {
     private final RefundRows rows;
     private final RefundOutcomes outcomes;
     private final Ids ids;
+    private final PaymentsConfig config;
 
     public RefundService(IdempotencyService idempotency, PaymentProviders providers, PaymentRows payments,
-                         RefundRows rows, RefundOutcomes outcomes, Ids ids) {
+                         RefundRows rows, RefundOutcomes outcomes, Ids ids, PaymentsConfig config) {
         this.idempotency = idempotency;
         this.providers = providers;
         this.payments = payments;
         this.rows = rows;
         this.outcomes = outcomes;
         this.ids = ids;
+        this.config = config;
     }
 
     @Override
@@ -190,7 +193,8 @@ public class RefundService implements ResumableOperation {
         if (current.status() == Refund.Status.UNKNOWN) {
             return PhaseResult.pause(new Checkpoint(OUTCOME_UNKNOWN, RESOURCE_TYPE, refundId),
                     idempotency.jsonResponse(202, RefundView.of(current), Map.of("Location", location(current),
-                            "Retry-After", String.valueOf(RETRY_UNKNOWN_AFTER_SECONDS)), RESOURCE_TYPE, refundId));
+                            "Retry-After", String.valueOf(RETRY_UNKNOWN_AFTER_SECONDS)), RESOURCE_TYPE, refundId),
+                    config.unknownRecheckWait(current.createdAt(), Timestamps.now()));
         }
         return PhaseResult.completed(finalResponse(current));
     }

@@ -17,6 +17,7 @@ import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderRefund;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.ReadBackFailed;
+import dev.onceguard.payment.provider.RefundFact;
 import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -62,6 +63,9 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     /** The fields of a payment object this adapter reads, and the only ones it keeps of a read-back. */
     static final List<String> PINNED_FIELDS = List.of("id", "status", "paid", "amount", "created_at", "metadata",
             "cancellation_details", "test");
+    /** The fields of a refund object this adapter reads, and the only ones it keeps of a read-back. */
+    static final List<String> PINNED_REFUND_FIELDS = List.of("id", "payment_id", "status", "amount", "created_at",
+            "description", "cancellation_details");
     static final String READ_BACK = "read_back";
     private static final Set<String> FINAL_STATUSES = Set.of("succeeded", "canceled");
     private static final Logger LOG = Logger.getLogger(YooKassaPaymentProvider.class);
@@ -141,11 +145,16 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     }
 
     private JsonNode read(String providerPaymentId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/payments/" + URLEncoder.encode(providerPaymentId,
-                StandardCharsets.UTF_8)).GET().build());
+        return readObject("/payments/", providerPaymentId);
+    }
+
+    /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}: anything but 200 leaves the object unknown. */
+    private JsonNode readObject(String collection, String id) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request(collection + URLEncoder.encode(id, StandardCharsets.UTF_8))
+                .GET().build());
         if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for payment "
-                    + providerPaymentId, null);
+            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for " + collection + id,
+                    null);
         }
         return parse(answer);
     }
@@ -195,7 +204,16 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     }
 
     static String refundDescription(String refundId) {
-        return "onceguard refund " + refundId;
+        return REFUND_DESCRIPTION + refundId;
+    }
+
+    private static final String REFUND_DESCRIPTION = "onceguard refund ";
+
+    /** onceguard's refund id, from the description it gave the refund; null for a refund made elsewhere. */
+    private static String refundIdOf(JsonNode refund) {
+        String description = textOrNull(refund.path("description"));
+        return description != null && description.startsWith(REFUND_DESCRIPTION)
+                ? description.substring(REFUND_DESCRIPTION.length()) : null;
     }
 
     private static ProviderRefund refundOf(JsonNode refund) throws ProviderOutcomeUnknown {
@@ -226,10 +244,11 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     }
 
     /**
-     * Reads the notification's payment back through the API and keeps {@code {"notification", "sourceAddress",
-     * "readBack"}}, the read-back reduced to the {@link #PINNED_FIELDS}. A notification about another object (a refund)
-     * is kept without a read-back. A payment whose status the API does not (yet) report as final while the
-     * notification says it changed, or a read-back without an answer, is {@link ReadBackFailed}: kept and tried again.
+     * Reads the notification's object (a payment or a refund) back through the API and keeps {@code {"notification",
+     * "sourceAddress", "readBack"}}, the read-back reduced to the {@link #PINNED_FIELDS} of a payment or the
+     * {@link #PINNED_REFUND_FIELDS} of a refund. A notification about any other object is kept without a read-back. An
+     * object whose status the API does not (yet) report as final while the notification says it changed, or a
+     * read-back without an answer, is {@link ReadBackFailed}: kept and tried again.
      */
     @Override
     public byte[] readBack(byte[] body, String sourceAddress) throws ReadBackFailed {
@@ -243,30 +262,36 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         kept.set("notification", notification);
         kept.put("sourceAddress", sourceAddress);
         Optional<ProviderEvent> hint = hint(notification);
-        if (hint.isEmpty() || !hint.get().type().startsWith("payment.")) {
+        if (hint.isEmpty()) {
             return bytes(kept);
         }
-        String paymentId = hint.get().providerPaymentId();
-        JsonNode payment;
+        boolean aboutPayment = hint.get().type().startsWith("payment.");
+        if (!aboutPayment && !hint.get().type().startsWith("refund.")) {
+            return bytes(kept);
+        }
+        String kind = aboutPayment ? "payment" : "refund";
+        String objectId = notification.get("object").get("id").asText();
+        JsonNode object;
         try {
-            payment = metrics.measureObject(NAME, READ_BACK, () -> read(paymentId));
+            object = metrics.measureObject(NAME, READ_BACK, () -> readObject(aboutPayment ? "/payments/" : "/refunds/",
+                    objectId));
         } catch (ProviderOutcomeUnknown e) {
             kept.put("readBackError", e.getMessage());
-            throw new ReadBackFailed("reading payment " + paymentId + " back failed: " + e.getMessage(), hint.get(),
-                    bytes(kept), e);
+            throw new ReadBackFailed("reading " + kind + " " + objectId + " back failed: " + e.getMessage(),
+                    hint.get(), bytes(kept), e);
         }
         ObjectNode pinned = JSON.createObjectNode();
-        PINNED_FIELDS.forEach(field -> {
-            if (payment.has(field)) {
-                pinned.set(field, payment.get(field));
+        (aboutPayment ? PINNED_FIELDS : PINNED_REFUND_FIELDS).forEach(field -> {
+            if (object.has(field)) {
+                pinned.set(field, object.get(field));
             }
         });
         kept.set("readBack", pinned);
-        String said = hint.get().type().substring("payment.".length());
-        String status = payment.path("status").asText();
+        String said = hint.get().type().substring(kind.length() + 1);
+        String status = object.path("status").asText();
         if (!said.equals(status) && !FINAL_STATUSES.contains(status)) {
             kept.put("readBackError", "the notification says " + said + ", the API says " + status);
-            throw new ReadBackFailed("payment " + paymentId + " is " + status + " at YooKassa, not " + said
+            throw new ReadBackFailed(kind + " " + objectId + " is " + status + " at YooKassa, not " + said
                     + " as the notification says", hint.get(), bytes(kept), null);
         }
         return bytes(kept);
@@ -287,24 +312,48 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         }
         ProviderEvent hint = hint(kept == null ? null : kept.path("notification"))
                 .orElseThrow(() -> new WebhookRejected("the body is not a YooKassa notification"));
-        if (!hint.type().startsWith("payment.")) {
+        boolean aboutPayment = hint.type().startsWith("payment.");
+        if (!aboutPayment && !hint.type().startsWith("refund.")) {
             return hint;
         }
-        JsonNode payment = kept.path("readBack");
-        if (!payment.isObject() || kept.has("readBackError")) {
-            throw new WebhookRejected("the API has not confirmed the notification about payment "
-                    + hint.providerPaymentId());
+        JsonNode object = kept.path("readBack");
+        if (!object.isObject() || kept.has("readBackError")) {
+            throw new WebhookRejected("the API has not confirmed the notification " + hint.eventId());
         }
+        return aboutPayment ? paymentEvent(hint, object) : refundEvent(hint, object);
+    }
+
+    /** A refund notification as the read-back tells it: the refund's status, amount and payment are the API's. */
+    private static ProviderEvent refundEvent(ProviderEvent hint, JsonNode refund) throws WebhookRejected {
+        ProviderRefund current;
+        try {
+            current = refundOf(refund);
+        } catch (ProviderOutcomeUnknown e) {
+            throw new WebhookRejected("the read-back is not a YooKassa refund: " + e.getMessage());
+        }
+        return ProviderEvent.aboutRefund(hint.eventId(), hint.type(), textOrNull(refund.path("payment_id")),
+                instantOrNull(refund.path("created_at")), new RefundFact(current.providerRefundId(), refundIdOf(refund),
+                        current.status(), valueOf(refund), currencyOf(refund)));
+    }
+
+    private static ProviderEvent paymentEvent(ProviderEvent hint, JsonNode payment) throws WebhookRejected {
         if (!payment.path("id").isTextual() || !payment.path("status").isTextual()) {
             throw new WebhookRejected("the read-back is not a YooKassa payment");
         }
-        JsonNode amount = payment.path("amount");
-        String currency = amount.path("currency").isTextual() ? amount.get("currency").asText() : null;
-        BigDecimal value = amount.path("value").isTextual() ? decimalOrNull(amount.get("value").asText()) : null;
         JsonNode metadata = payment.path("metadata");
         return new ProviderEvent(hint.eventId(), hint.type(), payment.get("id").asText(),
-                eventStatus(payment), value, currency, instantOrNull(payment.path("created_at")), null,
-                textOrNull(metadata.path("payment_id")), textOrNull(metadata.path("order_id")));
+                eventStatus(payment), valueOf(payment), currencyOf(payment), instantOrNull(payment.path("created_at")),
+                null, textOrNull(metadata.path("payment_id")), textOrNull(metadata.path("order_id")));
+    }
+
+    /** An object's {@code amount.value}, a decimal string; null when it is missing or not a number. */
+    private static BigDecimal valueOf(JsonNode object) {
+        JsonNode value = object.path("amount").path("value");
+        return value.isTextual() ? decimalOrNull(value.asText()) : null;
+    }
+
+    private static String currencyOf(JsonNode object) {
+        return textOrNull(object.path("amount").path("currency"));
     }
 
     /** The notification's event, named {@code <event>:<object id>}, before anything about it is confirmed. */

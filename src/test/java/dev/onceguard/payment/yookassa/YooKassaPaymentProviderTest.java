@@ -12,6 +12,7 @@ import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderRefund;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.ReadBackFailed;
+import dev.onceguard.payment.provider.RefundFact;
 import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -236,18 +237,53 @@ class YooKassaPaymentProviderTest {
                 .counter().count()).isEqualTo(1);
     }
 
+    /** A refund of 600.00 of a succeeded 1500.00 payment, made at the stub; its provider refund id. */
+    private String refundAtYooKassa(String paid) throws Exception {
+        yookassa.settle(paid, "succeeded");
+        return provider.refund(new CreateRefund("onceguard-ref_01JD", paid, new BigDecimal("600.00"), "RUB",
+                "ref_01JD", "pay_01JD")).providerRefundId();
+    }
+
+    private static byte[] refundNotification(String refundId, String paymentId, String amount) {
+        return ("{\"type\":\"notification\",\"event\":\"refund.succeeded\",\"object\":{\"id\":\"" + refundId
+                + "\",\"payment_id\":\"" + paymentId + "\",\"status\":\"succeeded\",\"amount\":{\"value\":\""
+                + amount + "\",\"currency\":\"RUB\"}}}").getBytes(StandardCharsets.UTF_8);
+    }
+
     @Test
-    void aRefundNotificationIsKeptWithoutARead() throws Exception {
-        byte[] body = ("{\"type\":\"notification\",\"event\":\"refund.succeeded\",\"object\":{\"id\":"
-                + "\"216749f7-0016-50be-b000-078d43a63ae4\",\"payment_id\":\"23d93cac-000f-5000-8000-126628f15141\","
-                + "\"status\":\"succeeded\",\"amount\":{\"value\":\"1500.00\",\"currency\":\"RUB\"}}}")
-                .getBytes(StandardCharsets.UTF_8);
+    void aRefundNotificationIsReadBackAndTheEventIsWhatTheApiSays() throws Exception {
+        String paid = provider.create(payment("onceguard-pay_01JD")).providerPaymentId();
+        String refundId = refundAtYooKassa(paid);
 
-        ProviderEvent event = provider.parseEvent(provider.readBack(body, FROM_YOOKASSA));
+        byte[] kept = provider.readBack(refundNotification(refundId, paid, "1500.00"), FROM_YOOKASSA);
+        ProviderEvent event = provider.parseEvent(kept);
 
-        assertThat(event.eventId()).isEqualTo("refund.succeeded:216749f7-0016-50be-b000-078d43a63ae4");
+        assertThat(yookassa.requests).filteredOn(r -> r.method().equals("GET")
+                && r.path().equals("/v3/refunds/" + refundId)).hasSize(1);
+        assertThat(event.eventId()).isEqualTo("refund.succeeded:" + refundId);
         assertThat(event.status()).isNull();
-        assertThat(yookassa.requests).isEmpty();
+        assertThat(event.providerPaymentId()).isEqualTo(paid);
+        assertThat(event.refund()).isEqualTo(new RefundFact(refundId, "ref_01JD", RefundStatus.SUCCEEDED,
+                new BigDecimal("600.00"), "RUB"));
+        JsonNode stored = JSON.readTree(kept);
+        assertThat(stored.path("readBack").fieldNames()).toIterable()
+                .isSubsetOf(YooKassaPaymentProvider.PINNED_REFUND_FIELDS);
+    }
+
+    @Test
+    void aRefundNotificationTheApiContradictsSettlesWhatTheApiSaysOrWaits() throws Exception {
+        String paid = provider.create(payment("onceguard-pay_01JD")).providerPaymentId();
+        String refundId = refundAtYooKassa(paid);
+
+        yookassa.settleRefund(refundId, "canceled");
+        ProviderEvent canceled = provider.parseEvent(provider.readBack(refundNotification(refundId, paid, "600.00"),
+                FROM_YOOKASSA));
+        assertThat(canceled.refund().status()).isEqualTo(RefundStatus.FAILED);
+
+        yookassa.settleRefund(refundId, "pending");
+        assertThatThrownBy(() -> provider.readBack(refundNotification(refundId, paid, "600.00"), FROM_YOOKASSA))
+                .isInstanceOfSatisfying(ReadBackFailed.class, e -> assertThat(new String(e.kept(),
+                        StandardCharsets.UTF_8)).contains("the notification says succeeded, the API says pending"));
     }
 
     @Test

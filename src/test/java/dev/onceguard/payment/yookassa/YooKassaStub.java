@@ -32,7 +32,8 @@ import java.util.concurrent.Executors;
  * {@code src/test/resources/yookassa} (see the README there for where each comes from). It records every request and,
  * unless a test sets another {@link Responder}, answers like YooKassa: {@code POST /v3/payments} with the shop's
  * HTTP Basic credentials creates one payment per {@code Idempotence-Key} (a repeated key gets the first payment again,
- * in its current state), {@code GET /v3/payments/{id}} returns it as it is now. A test moves a payment with
+ * in its current state), {@code GET /v3/payments/{id}} returns it as it is now; refunds likewise
+ * ({@code POST /v3/refunds}, {@code GET /v3/refunds/{id}}, {@code GET /v3/refunds?payment_id=}). A test moves a payment with
  * {@link #settle}, as the customer and the bank would.
  */
 public final class YooKassaStub implements AutoCloseable {
@@ -199,6 +200,11 @@ public final class YooKassaStub implements AutoCloseable {
         if (request.method().equals("POST") && request.path().equals("/v3/refunds")) {
             return stub.refund(request);
         }
+        if (request.method().equals("GET") && request.path().startsWith("/v3/refunds/")) {
+            ObjectNode refund = stub.refund(request.path().substring("/v3/refunds/".length()));
+            return refund != null ? Reply.json(200, refund.toString()) : Reply.json(404, "{\"type\":\"error\",\"id\":\""
+                    + UUID.randomUUID() + "\",\"code\":\"not_found\",\"description\":\"Refund not found\"}");
+        }
         if (request.method().equals("GET") && request.path().equals("/v3/refunds")) {
             ObjectNode list = JSON.createObjectNode().put("type", "list");
             stub.refundByKey.values().stream()
@@ -232,10 +238,9 @@ public final class YooKassaStub implements AutoCloseable {
             error.put("description", "The refund amount is more than the payment has left to refund");
             return Reply.json(400, error.toString());
         }
-        ObjectNode refund = JSON.createObjectNode();
+        ObjectNode refund = shape("refund-succeeded.json");
         refund.put("id", UUID.randomUUID().toString());
         refund.put("payment_id", body.path("payment_id").asText());
-        refund.put("status", "succeeded");
         refund.put("created_at", Instant.now().toString());
         refund.set("amount", body.path("amount"));
         refund.put("description", body.path("description").asText());
@@ -243,9 +248,25 @@ public final class YooKassaStub implements AutoCloseable {
         return Reply.json(200, refund.toString());
     }
 
+    /** A refund the stub made, as the API shows it now; null when there is none with this id. */
+    public ObjectNode refund(String refundId) {
+        return refundByKey.values().stream().filter(r -> r.path("id").asText().equals(refundId)).findFirst()
+                .orElse(null);
+    }
+
+    /** Moves a refund to {@code status} ({@code pending}, {@code succeeded} or {@code canceled}) as YooKassa would. */
+    public ObjectNode settleRefund(String refundId, String status) {
+        return refund(refundId).put("status", status);
+    }
+
     /** The refunds made of one payment: one per key, however often it was sent. */
     public long refundsOf(String providerPaymentId) {
-        return refundByKey.values().stream().filter(r -> r.path("payment_id").asText().equals(providerPaymentId)).count();
+        return refundsMadeOf(providerPaymentId).size();
+    }
+
+    public List<ObjectNode> refundsMadeOf(String providerPaymentId) {
+        return refundByKey.values().stream().filter(r -> r.path("payment_id").asText().equals(providerPaymentId))
+                .toList();
     }
 
     private void handle(HttpExchange exchange) throws IOException {
