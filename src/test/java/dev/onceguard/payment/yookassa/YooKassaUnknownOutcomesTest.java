@@ -90,12 +90,16 @@ class YooKassaUnknownOutcomesTest {
                 + " ON p.idempotency_record_id = r.id WHERE p.payment_id = ?", paymentId).toInstant();
     }
 
-    /** Moves the attempt's life back by {@code age}, as if it had been created that long ago and its wait were over. */
+    /**
+     * Moves the attempt's life back by {@code age}, as if it had been created that long ago and its wait were over. The
+     * wait ends a second ago, not at the database's {@code now()}: reconciliation compares with the service's clock in
+     * milliseconds, which may not have reached the database's microseconds yet.
+     */
     private void age(String paymentId, Duration age) {
         execute(db, "UPDATE payments SET created_at = now() - make_interval(secs => ?) WHERE payment_id = ?",
                 (double) age.toSeconds(), paymentId);
-        execute(db, "UPDATE idempotency_records SET recover_after = now() WHERE id = (SELECT idempotency_record_id"
-                + " FROM payments WHERE payment_id = ?)", paymentId);
+        execute(db, "UPDATE idempotency_records SET recover_after = now() - interval '1 second' WHERE id = (SELECT"
+                + " idempotency_record_id FROM payments WHERE payment_id = ?)", paymentId);
     }
 
     private long createsOf(String paymentId) {
