@@ -104,4 +104,21 @@ class OrderCancellationTest {
                 .isEqualTo(1);
         cancel(owner, orderId, UUID.randomUUID().toString()).then().statusCode(200);
     }
+
+    @Test
+    void anEmptyJsonBodyIsReadAsAnEmptyObjectAndABodyWithoutContentTypeIsRefusedClearly() {
+        String orderId = newOrder(KEYBOARD, 1);
+        given().header("Authorization", TestTokens.bearer(owner))
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .post("/api/orders/" + orderId + "/cancellation")
+                .then().statusCode(415).contentType("application/problem+json")
+                .body("code", org.hamcrest.Matchers.equalTo("UNSUPPORTED_MEDIA_TYPE"));
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'AWAITING_PAYMENT'", orderId))
+                .isEqualTo(1);
+
+        given().header("Authorization", TestTokens.bearer(owner))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json")
+                .post("/api/orders/" + orderId + "/cancellation")
+                .then().statusCode(200).body("status", org.hamcrest.Matchers.equalTo("CANCELED"));
+    }
 }
