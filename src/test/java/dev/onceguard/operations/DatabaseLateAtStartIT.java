@@ -1,6 +1,7 @@
 package dev.onceguard.operations;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.packaged.PackagedJar;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +35,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DatabaseLateAtStartIT {
 
-    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
     private static final Duration ABSENT = Duration.ofSeconds(20);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -43,23 +44,19 @@ class DatabaseLateAtStartIT {
 
     @Test
     void theServiceWaitsForALateDatabaseAndBecomesReadyWhenItComes() throws Exception {
-        Path nativeRunner = Path.of(System.getProperty("native.image.path", "target/none"));
-        Assumptions.assumeFalse(Files.notExists(JAR) && Files.exists(nativeRunner),
+        Assumptions.assumeFalse(PackagedJar.onlyNativePackaged(),
                 "DatabaseLateAtStartIT runs the JVM jar; a native build (-Pnative) packages none");
         URI database = URI.create(System.getenv().getOrDefault("_TEST_QUARKUS_DATASOURCE_JDBC_URL",
                 "jdbc:postgresql://127.0.0.1:5432/test").substring("jdbc:".length()));
-        int databasePort = freePort();
-        int httpPort = freePort();
+        int databasePort = PackagedJar.freePort();
+        int httpPort = PackagedJar.freePort();
         Path log = Path.of("target", "database-late-at-start-it.log");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(httpPort));
-        builder.environment().put("QUARKUS_DATASOURCE_JDBC_URL",
-                "jdbc:postgresql://127.0.0.1:" + databasePort + database.getPath());
-        builder.environment().put("QUARKUS_DATASOURCE_USERNAME", "postgres");
-        builder.environment().put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
-        builder.environment().put("MP_JWT_VERIFY_AUDIENCES", TestTokens.AUDIENCE);
-        service = builder.start();
+        service = PackagedJar.start(log, Map.of(), Map.of(
+                "QUARKUS_HTTP_PORT", String.valueOf(httpPort),
+                "QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://127.0.0.1:" + databasePort + database.getPath(),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres",
+                "QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false",
+                "MP_JWT_VERIFY_AUDIENCES", TestTokens.AUDIENCE));
 
         Instant absentUntil = Instant.now().plus(ABSENT);
         while (Instant.now().isBefore(absentUntil)) {
@@ -138,9 +135,4 @@ class DatabaseLateAtStartIT {
         copier.start();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket free = new ServerSocket(0)) {
-            return free.getLocalPort();
-        }
-    }
 }
