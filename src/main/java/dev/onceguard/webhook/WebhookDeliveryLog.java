@@ -1,6 +1,5 @@
 package dev.onceguard.webhook;
 
-import dev.onceguard.platform.Timestamps;
 import dev.onceguard.platform.WriteBehind;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.runtime.ShutdownEvent;
@@ -66,10 +65,12 @@ public class WebhookDeliveryLog {
 
     /**
      * Logs one delivery, answered {@code outcome} with {@code httpStatus}; {@code counted} when it was not the one that
-     * recorded the event, so that the event's delivery count grows by one.
+     * recorded the event, so that the event's delivery count grows by one. {@code decidedAt}, to the microsecond, is
+     * when the delivery's outcome was decided: deliveries of one event in the same millisecond keep that order.
      */
-    void record(String provider, String eventId, DeliveryOutcome outcome, int httpStatus, boolean counted) {
-        append(new Delivery(provider, eventId, Timestamps.now(), outcome.label(), httpStatus, counted));
+    void record(String provider, String eventId, Instant decidedAt, DeliveryOutcome outcome, int httpStatus,
+                boolean counted) {
+        append(new Delivery(provider, eventId, decidedAt, outcome.label(), httpStatus, counted));
         if (!batchesByTime) {
             flush();
         }

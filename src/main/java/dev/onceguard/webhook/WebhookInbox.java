@@ -65,8 +65,12 @@ public class WebhookInbox {
     private record Claimed(long id, String provider, String payload) {
     }
 
-    /** What a delivery that reached the database came to, the event's inbox status after it, and whether the event was there before. */
-    private record Received(DeliveryOutcome outcome, String status, boolean redelivered) {
+    /**
+     * What a delivery that reached the database came to, the event's inbox status after it, whether the event was
+     * there before, and when the delivery held the event's row: inserted it, or locked it after the delivery before it
+     * committed. That instant orders an event's deliveries as the database decided them.
+     */
+    private record Received(DeliveryOutcome outcome, String status, boolean redelivered, Instant decidedAt) {
     }
 
     private final EntityManager em;
@@ -109,7 +113,7 @@ public class WebhookInbox {
     public DeliveryOutcome receive(String provider, ProviderEvent event, byte[] body) {
         LogContext.put(LogContext.PROVIDER_EVENT_ID, event.eventId());
         if (finished.contains(provider, event.eventId())) {
-            return answered(provider, event, DeliveryOutcome.DUPLICATE, true);
+            return answered(provider, event, DeliveryOutcome.DUPLICATE, true, Instant.now());
         }
         String payload = storable(body);
         Received received;
@@ -125,16 +129,17 @@ public class WebhookInbox {
                 e.addSuppressed(again);
                 throw e;
             }
-            deliveries.record(provider, event.eventId(), DeliveryOutcome.FAILED, 500, false);
+            deliveries.record(provider, event.eventId(), Instant.now(), DeliveryOutcome.FAILED, 500, false);
             return DeliveryOutcome.FAILED;
         }
         finished.rememberIfSettled(provider, event.eventId(), received.status());
-        return answered(provider, event, received.outcome(), received.redelivered());
+        return answered(provider, event, received.outcome(), received.redelivered(), received.decidedAt());
     }
 
-    private DeliveryOutcome answered(String provider, ProviderEvent event, DeliveryOutcome outcome, boolean redelivered) {
+    private DeliveryOutcome answered(String provider, ProviderEvent event, DeliveryOutcome outcome, boolean redelivered,
+                                     Instant decidedAt) {
         metrics.count(provider, outcome);
-        deliveries.record(provider, event.eventId(), outcome, 200, redelivered);
+        deliveries.record(provider, event.eventId(), decidedAt, outcome, 200, redelivered);
         LOG.debugf("webhook %s event %s (%s) accepted: %s", provider, event.eventId(), event.type(), outcome.label());
         return outcome;
     }
@@ -148,7 +153,7 @@ public class WebhookInbox {
         String error = truncate(new StringBuilder(reason));
         QuarkusTransaction.requiringNew().run(() -> recordFailure(provider, hint, payload, error));
         metrics.count(provider, DeliveryOutcome.FAILED);
-        deliveries.record(provider, hint.eventId(), DeliveryOutcome.FAILED, 500, false);
+        deliveries.record(provider, hint.eventId(), Instant.now(), DeliveryOutcome.FAILED, 500, false);
         LOG.warnf("webhook %s event %s kept unconfirmed: %s", provider, hint.eventId(), reason);
     }
 
@@ -228,6 +233,7 @@ public class WebhookInbox {
                 .setParameter("timeout", lockTimeout.toMillis() + "ms")
                 .getResultList();
         boolean redelivered = inserted.isEmpty();
+        Instant decidedAt = Instant.now();
         long id;
         if (redelivered) {
             Object[] row = (Object[]) em.createNativeQuery(
@@ -235,10 +241,11 @@ public class WebhookInbox {
                     .setParameter("provider", provider)
                     .setParameter("eventId", event.eventId())
                     .getSingleResult();
+            decidedAt = Instant.now();
             id = ((Number) row[0]).longValue();
             String status = (String) row[1];
             if (status.equals("PROCESSED") || status.equals("IGNORED") || status.equals("REJECTED")) {
-                return new Received(DeliveryOutcome.DUPLICATE, status, true);
+                return new Received(DeliveryOutcome.DUPLICATE, status, true, decidedAt);
             }
             if (status.equals("FAILED")) {
                 // A notification kept unconfirmed is stored as its own hint; the delivery that applies it keeps its body.
@@ -253,7 +260,7 @@ public class WebhookInbox {
         Decision decision = apply(provider, event, Cause.webhook(event.eventId()));
         finish(id, decision);
         metrics.countEvent(provider, decision.outcome());
-        return new Received(decision.outcome(), decision.outcome().name(), redelivered);
+        return new Received(decision.outcome(), decision.outcome().name(), redelivered, decidedAt);
     }
 
     private void recordFailure(String provider, ProviderEvent event, String payload, String error) {

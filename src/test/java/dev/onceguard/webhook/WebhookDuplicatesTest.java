@@ -87,6 +87,10 @@ class WebhookDuplicatesTest {
         assertThat(count(db, "SELECT delivery_count FROM webhook_inbox WHERE event_id = ?", eventId)).isEqualTo(racing);
         assertThat(count(db, "SELECT count(*) FROM webhook_deliveries d JOIN webhook_inbox i ON i.id = d.inbox_id"
                 + " WHERE i.event_id = ?", eventId)).isEqualTo(racing);
+        assertThat(Database.single(db, String.class, "SELECT string_agg(d.outcome, ',' ORDER BY d.delivered_at, d.id)"
+                + " FROM webhook_deliveries d JOIN webhook_inbox i ON i.id = d.inbox_id WHERE i.event_id = ?", eventId))
+                .as("the event page's order: the delivery that processed it, then the duplicates it made")
+                .isEqualTo("processed" + ",duplicate".repeat(racing - 1));
         assertThat(count(db, "SELECT count(*) FROM state_transitions WHERE subject_id = ?", paid.paymentId())).isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM outbox_events WHERE event_type = 'ORDER_PAID' AND aggregate_id = ?",
                 paid.orderId())).isEqualTo(1);
