@@ -26,8 +26,8 @@ class CatalogFileTest {
                 + "]"), JSON);
 
         assertThat(entries).containsExactly(
-                new CatalogFile.Entry("sku-1", "Keyboard", Product.Kind.PHYSICAL, new BigDecimal("89.90"), "EUR", 3),
-                new CatalogFile.Entry("sku-2", "Keyboard", Product.Kind.DIGITAL, new BigDecimal("89.90"), "EUR", null));
+                new CatalogFile.Entry("sku-1", "Keyboard", Product.Kind.PHYSICAL, new BigDecimal("89.90"), "EUR", 3, null),
+                new CatalogFile.Entry("sku-2", "Keyboard", Product.Kind.DIGITAL, new BigDecimal("89.90"), "EUR", null, null));
     }
 
     @Test
