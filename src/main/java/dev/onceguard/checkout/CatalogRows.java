@@ -60,8 +60,8 @@ public class CatalogRows {
     public Map<String, CatalogPrice> prices(List<String> productIds) {
         return sql.list("SELECT product_id, price, currency, stock IS NOT NULL, max_quantity_per_order FROM products"
                                 + " WHERE product_id IN (" + placeholders(productIds.size()) + ")",
-                        row -> new CatalogPrice(row.getString(1), row.getBigDecimal(2), row.getString(3), row.getBoolean(4),
-                                row.getObject(5, Integer.class)),
+                        row -> new CatalogPrice(row.getString(1), row.getBigDecimal(2), row.getString(3),
+                                row.getBoolean(4), row.getObject(5, Integer.class)),
                         productIds.toArray())
                 .stream().collect(Collectors.toMap(CatalogPrice::productId, p -> p));
     }

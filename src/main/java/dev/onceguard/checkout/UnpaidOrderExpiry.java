@@ -97,7 +97,8 @@ public class UnpaidOrderExpiry {
             if (OrderStates.MACHINE.move(em, orderId, Order.Status.EXPIRED, cause, now).isPresent()) {
                 orders.returnStock(orderId);
                 expiredHere++;
-                LOG.infof("order %s -> EXPIRED, unpaid since before %s; its stock returned (%s)", orderId, cutoff, cause);
+                LOG.infof("order %s -> EXPIRED, unpaid since before %s; its stock returned (%s)", orderId, cutoff,
+                        cause);
             }
         }
         return new Batch(due.size(), expiredHere);

@@ -39,7 +39,8 @@ class ConsoleExpiredOrderTest {
                 .then().statusCode(200).extract().asString();
 
         assertThat(order).contains(": EXPIRED").contains("AWAITING_PAYMENT → EXPIRED")
-                .containsPattern("<a href=\"/console/jobs\\?job=unpaid-order-expiry\">unpaid order expiry, run \\d+</a>");
+                .containsPattern("<a href=\"/console/jobs\\?job=unpaid-order-expiry\">"
+                        + "unpaid order expiry, run \\d+</a>");
         assertThat(userPage).contains(">EXPIRED</span>");
         assertThat(jobs).contains("unpaid-order-expiry").contains("expired");
     }
