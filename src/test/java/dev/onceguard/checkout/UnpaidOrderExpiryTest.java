@@ -11,6 +11,8 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -158,6 +160,33 @@ class UnpaidOrderExpiryTest {
         assertThat(status(orderId)).isEqualTo("AWAITING_PAYMENT");
         assertThat(stock()).isEqualTo(2);
         assertThat(expiries(orderId)).isZero();
+    }
+
+    @Test
+    void anOrderLockedByAStartingPaymentIsSkippedNotWaitedFor() throws Exception {
+        stockedProduct(4);
+        String owner = TestTokens.newUser();
+        String orderId = order(owner, product, 4).then().statusCode(201).extract().path("orderId");
+        placedMinutesAgo(orderId, 31);
+
+        try (Connection payment = db.getConnection()) {
+            payment.setAutoCommit(false);
+            try (PreparedStatement lock = payment.prepareStatement(
+                    "SELECT status FROM orders WHERE order_id = ? AND user_id = ? FOR UPDATE")) {
+                lock.setString(1, orderId);
+                lock.setString(2, owner);
+                lock.executeQuery().close();
+            }
+            Jobs.Finished whileLocked = expiry.runNow();
+            assertThat(whileLocked.outcome()).isEqualTo(JobRun.Outcome.SUCCEEDED);
+            assertThat(status(orderId)).isEqualTo("AWAITING_PAYMENT");
+            assertThat(stock()).isZero();
+            payment.rollback();
+        }
+
+        expiry.runNow();
+        assertThat(status(orderId)).isEqualTo("EXPIRED");
+        assertThat(stock()).isEqualTo(4);
     }
 
     @Test
