@@ -14,17 +14,21 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A catalog as JSON, in exactly the shape GET /api/products answers: an array of
- * {@code {"productId","name","kind","price","currency","available"}}, every field present, {@code available} the
- * units in stock or null for unlimited. Read whole and checked whole before anything is written.
+ * A catalog as JSON, in the shape GET /api/products answers: an array of
+ * {@code {"productId","name","kind","price","currency","available"}}, every one of these fields present,
+ * {@code available} the units in stock or null for unlimited; an entry may add {@code maxQuantityPerOrder}, the units
+ * of the product one order may hold (absent or null: onceguard.checkout.max-quantity-per-product). Read whole and
+ * checked whole before anything is written.
  */
 final class CatalogFile {
 
     /** One product of the file, checked. */
-    record Entry(String productId, String name, Product.Kind kind, BigDecimal price, String currency, Integer stock) {
+    record Entry(String productId, String name, Product.Kind kind, BigDecimal price, String currency, Integer stock,
+                 Integer maxQuantityPerOrder) {
     }
 
     private static final Set<String> FIELDS = Set.of("productId", "name", "kind", "price", "currency", "available");
+    private static final String MAX_QUANTITY = "maxQuantityPerOrder";
     private static final Pattern PRICE = Pattern.compile("\\d{1,10}(\\.\\d{1,2})?");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final int MAX_ID_LENGTH = 100;
@@ -65,8 +69,9 @@ final class CatalogFile {
         }
         for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!FIELDS.contains(name)) {
-                throw where.invalid("has the unknown field \"" + name + "\" (the fields are " + FIELDS + ")");
+            if (!FIELDS.contains(name) && !name.equals(MAX_QUANTITY)) {
+                throw where.invalid("has the unknown field \"" + name + "\" (the fields are " + FIELDS + " and, "
+                        + "optionally, " + MAX_QUANTITY + ")");
             }
         }
         for (String field : FIELDS) {
@@ -95,8 +100,15 @@ final class CatalogFile {
             throw where.invalid("has available " + available + "; it must be the units in stock (0 or more) or null "
                     + "for unlimited");
         }
+        JsonNode maxQuantity = node.path(MAX_QUANTITY);
+        if (!maxQuantity.isMissingNode() && !maxQuantity.isNull()
+                && !(maxQuantity.isIntegralNumber() && maxQuantity.canConvertToInt() && maxQuantity.asInt() > 0)) {
+            throw where.invalid("has " + MAX_QUANTITY + " " + maxQuantity + "; it must be the units one order may "
+                    + "hold (1 or more) or null for onceguard.checkout.max-quantity-per-product");
+        }
         return new Entry(productId, name, Product.Kind.valueOf(kind), new BigDecimal(price.asText()).setScale(2),
-                currency, available.isNull() ? null : available.asInt());
+                currency, available.isNull() ? null : available.asInt(),
+                maxQuantity.isIntegralNumber() ? maxQuantity.asInt() : null);
     }
 
     private static String text(JsonNode node, String field, int maxLength, Where where) {

@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -23,16 +24,23 @@ import java.util.stream.Collectors;
 @ApplicationScoped
 public class CatalogRows {
 
-    /** What an order needs of a catalog entry: its price and currency, and whether its stock is limited. */
-    public record CatalogPrice(String productId, BigDecimal price, String currency, boolean limited) {
+    /**
+     * What an order needs of a catalog entry: its price and currency, whether its stock is limited, and the units one
+     * order may hold of it when the catalog sets them (null: the service's setting).
+     */
+    public record CatalogPrice(String productId, BigDecimal price, String currency, boolean limited,
+                               Integer maxQuantityPerOrder) {
     }
 
     private static final String UPSERT = """
-            INSERT INTO products (product_id, name, kind, price, currency, stock) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO products (product_id, name, kind, price, currency, stock, max_quantity_per_order)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (product_id) DO UPDATE SET name = excluded.name, kind = excluded.kind,
-                price = excluded.price, currency = excluded.currency, stock = excluded.stock""";
+                price = excluded.price, currency = excluded.currency, stock = excluded.stock,
+                max_quantity_per_order = excluded.max_quantity_per_order""";
     private static final String ADD_IF_ABSENT = """
-            INSERT INTO products (product_id, name, kind, price, currency, stock) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO products (product_id, name, kind, price, currency, stock, max_quantity_per_order)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (product_id) DO NOTHING""";
 
     /** The constraint that keeps a limited stock from going below zero. */
@@ -50,24 +58,28 @@ public class CatalogRows {
      * length in a cached plan, while {@code IN (?, ?)} keeps its cached plan.
      */
     public Map<String, CatalogPrice> prices(List<String> productIds) {
-        return sql.list("SELECT product_id, price, currency, stock IS NOT NULL FROM products WHERE product_id IN ("
-                                + placeholders(productIds.size()) + ")",
-                        row -> new CatalogPrice(row.getString(1), row.getBigDecimal(2), row.getString(3), row.getBoolean(4)),
+        return sql.list("SELECT product_id, price, currency, stock IS NOT NULL, max_quantity_per_order FROM products"
+                                + " WHERE product_id IN (" + placeholders(productIds.size()) + ")",
+                        row -> new CatalogPrice(row.getString(1), row.getBigDecimal(2), row.getString(3),
+                                row.getBoolean(4), row.getObject(5, Integer.class)),
                         productIds.toArray())
                 .stream().collect(Collectors.toMap(CatalogPrice::productId, p -> p));
     }
 
     /**
      * The condition, checked by an order's claim, that these entries are still the catalog's: each product still
-     * exists with the same price, currency and limited or unlimited stock (one primary-key probe per product).
+     * exists with the same price, currency, limited or unlimited stock and cap per order (one primary-key probe per
+     * product).
      */
     public ClaimPrecondition unchanged(Collection<CatalogPrice> entries, Runnable whenOutdated) {
         List<Object> parameters = new ArrayList<>();
         entries.forEach(entry -> parameters.addAll(
-                List.of(entry.productId(), entry.price(), entry.currency(), entry.limited())));
+                Arrays.asList(entry.productId(), entry.price(), entry.currency(), entry.limited(),
+                        entry.maxQuantityPerOrder())));
         return new ClaimPrecondition(String.join("\n AND ", Collections.nCopies(entries.size(), """
                 EXISTS (SELECT 1 FROM products WHERE product_id = CAST(? AS text) AND price = CAST(? AS numeric)
-                           AND currency = CAST(? AS text) AND (stock IS NOT NULL) = CAST(? AS boolean))""")),
+                           AND currency = CAST(? AS text) AND (stock IS NOT NULL) = CAST(? AS boolean)
+                           AND max_quantity_per_order IS NOT DISTINCT FROM CAST(? AS integer))""")),
                 parameters, whenOutdated);
     }
 
@@ -129,6 +141,6 @@ public class CatalogRows {
 
     private void write(String statement, CatalogFile.Entry entry) {
         sql.update(statement, entry.productId(), entry.name(), entry.kind().name(), entry.price(), entry.currency(),
-                entry.stock());
+                entry.stock(), entry.maxQuantityPerOrder());
     }
 }

@@ -8,7 +8,7 @@ import java.util.List;
 public record Order(String orderId, String userId, Status status, BigDecimal total, String currency, Instant createdAt,
                     List<Line> items) {
 
-    public enum Status { AWAITING_PAYMENT, PAID, FULFILLED, CANCELED, REFUNDED }
+    public enum Status { AWAITING_PAYMENT, PAID, FULFILLED, CANCELED, EXPIRED, REFUNDED }
 
     public record Line(String productId, int quantity, BigDecimal unitPrice) {
     }

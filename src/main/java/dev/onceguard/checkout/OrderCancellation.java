@@ -12,7 +12,6 @@ import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
-import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -41,13 +40,11 @@ public class OrderCancellation implements ResumableOperation {
 
     private final IdempotencyService idempotency;
     private final OrderRows orders;
-    private final SqlRows sql;
     private final EntityManager em;
 
-    public OrderCancellation(IdempotencyService idempotency, OrderRows orders, SqlRows sql, EntityManager em) {
+    public OrderCancellation(IdempotencyService idempotency, OrderRows orders, EntityManager em) {
         this.idempotency = idempotency;
         this.orders = orders;
-        this.sql = sql;
         this.em = em;
     }
 
@@ -69,36 +66,19 @@ public class OrderCancellation implements ResumableOperation {
             throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_CANCELABLE", "Order not cancelable",
                     "Order " + orderId + " is " + order.status() + "; only an order awaiting payment can be canceled."));
         }
-        if (hasAttemptInFlight(orderId)) {
+        if (orders.hasAttemptInFlight(orderId)) {
             throw new BusinessRefusal(Problem.of(409, "PAYMENT_ATTEMPT_UNRESOLVED", "Payment attempt unresolved",
                     "A payment attempt of order " + orderId + " is still in flight; the order can be canceled once "
                             + "it has failed or been canceled."));
         }
         Instant now = Timestamps.now();
         if (OrderStates.MACHINE.move(em, orderId, Order.Status.CANCELED, cause, now).isPresent()) {
-            returnStock(orderId);
+            orders.returnStock(orderId);
             LOG.infof("order %s -> CANCELED by its owner (%s)", orderId, cause);
         }
         Order canceled = orders.findOwned(orderId, userId).orElseThrow();
         return PhaseResult.completed(idempotency.jsonResponse(200, OrderView.of(canceled),
                 Map.of("Content-Location", "/api/orders/" + orderId), OrderService.RESOURCE_TYPE, orderId));
-    }
-
-    /** A payment attempt that may still charge: CREATED, PENDING, REQUIRES_ACTION or UNKNOWN. */
-    private boolean hasAttemptInFlight(String orderId) {
-        return !sql.list("""
-                SELECT 1 FROM payments WHERE order_id = ?
-                   AND status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') LIMIT 1""",
-                row -> row.getInt(1), orderId).isEmpty();
-    }
-
-    /** Gives the order's units of limited stock back (the same product on two lines, their sum). */
-    private void returnStock(String orderId) {
-        sql.update("""
-                UPDATE products p SET stock = p.stock + i.quantity
-                  FROM (SELECT product_id, sum(quantity) AS quantity FROM order_items WHERE order_id = ?
-                         GROUP BY product_id) i
-                 WHERE p.product_id = i.product_id AND p.stock IS NOT NULL""", orderId);
     }
 
     @Override

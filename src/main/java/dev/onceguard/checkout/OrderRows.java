@@ -95,6 +95,42 @@ public class OrderRows {
                 orderId, userId).stream().findFirst();
     }
 
+    /** A payment attempt that may still charge: CREATED, PENDING, REQUIRES_ACTION or UNKNOWN. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public boolean hasAttemptInFlight(String orderId) {
+        return !sql.list("""
+                SELECT 1 FROM payments WHERE order_id = ?
+                   AND status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') LIMIT 1""",
+                row -> row.getInt(1), orderId).isEmpty();
+    }
+
+    /**
+     * Up to {@code limit} orders AWAITING_PAYMENT placed before {@code cutoff} with no attempt in flight as this
+     * statement sees them, oldest first, locked until the caller's transaction ends (FOR UPDATE, the lock a payment of
+     * the order takes first); those another transaction holds now (a payment starting, another replica's expiry) are
+     * skipped, not waited for. An attempt committed while this statement ran is seen only by a later statement:
+     * {@link #hasAttemptInFlight} asks again under the lock.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public List<String> lockUnpaidPlacedBefore(Instant cutoff, int limit) {
+        return sql.list("""
+                SELECT o.order_id FROM orders o
+                 WHERE o.status = 'AWAITING_PAYMENT' AND o.created_at < ?
+                   AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.order_id
+                                      AND p.status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN'))
+                 ORDER BY o.created_at LIMIT ? FOR UPDATE OF o SKIP LOCKED""", row -> row.getString(1), cutoff, limit);
+    }
+
+    /** Gives the order's units of limited stock back (the same product on two lines, their sum). */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void returnStock(String orderId) {
+        sql.update("""
+                UPDATE products p SET stock = p.stock + i.quantity
+                  FROM (SELECT product_id, sum(quantity) AS quantity FROM order_items WHERE order_id = ?
+                         GROUP BY product_id) i
+                 WHERE p.product_id = i.product_id AND p.stock IS NOT NULL""", orderId);
+    }
+
     /** What fulfilling a paid order needs to know of it: whose it is, its total, whether any line is DIGITAL. */
     public record Fulfilable(String userId, BigDecimal total, boolean hasDigitalItems) {
     }

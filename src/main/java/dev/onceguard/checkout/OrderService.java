@@ -16,6 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -35,14 +36,16 @@ public class OrderService {
     private final CatalogCache catalogCache;
     private final CatalogRows catalogRows;
     private final OrderRows orderRows;
+    private final CheckoutConfig config;
 
     public OrderService(IdempotencyService idempotency, Ids ids, CatalogCache catalogCache, CatalogRows catalogRows,
-                        OrderRows orderRows) {
+                        OrderRows orderRows, CheckoutConfig config) {
         this.idempotency = idempotency;
         this.ids = ids;
         this.catalogCache = catalogCache;
         this.catalogRows = catalogRows;
         this.orderRows = orderRows;
+        this.config = config;
     }
 
     /**
@@ -77,12 +80,12 @@ public class OrderService {
 
     /**
      * The catalog entries of the order's products. Unknown products and a currency other than the products' make an
-     * invalid request (400, nothing stored), decided on the catalog as the database has it now, never on an entry kept
-     * from before.
+     * invalid request (400, nothing stored), and so do more units of one product than one order may hold, decided on
+     * the catalog as the database has it now, never on an entry kept from before.
      */
     private Map<String, CatalogPrice> catalogEntriesFor(CreateOrderRequest request, List<String> productIds) {
         Map<String, CatalogPrice> kept = catalogCache.prices(productIds);
-        if (catalogErrors(request, kept).isEmpty()) {
+        if (catalogErrors(request, kept).isEmpty() && quantitiesOverCap(request, kept).isEmpty()) {
             return kept;
         }
         Map<String, CatalogPrice> current = catalogCache.currentPrices(productIds);
@@ -90,7 +93,30 @@ public class OrderService {
         if (!errors.isEmpty()) {
             throw new ProblemException(Problem.validation(errors));
         }
+        SortedMap<String, Integer> overCap = quantitiesOverCap(request, current);
+        if (!overCap.isEmpty()) {
+            throw new ProblemException(Problem.of(400, "QUANTITY_LIMIT_EXCEEDED", "Quantity limit exceeded",
+                    overCap.entrySet().stream().map(product -> "One order may hold at most " + product.getValue()
+                                    + " unit(s) of " + product.getKey() + ".")
+                            .collect(Collectors.joining(" ")) + " Nothing was stored."));
+        }
         return current;
+    }
+
+    /** The products of which the order asks more units (its lines together) than one order may hold, with their cap. */
+    private SortedMap<String, Integer> quantitiesOverCap(CreateOrderRequest request, Map<String, CatalogPrice> catalog) {
+        Map<String, Integer> wanted = new HashMap<>();
+        request.items().forEach(item -> wanted.merge(item.productId(), item.quantity(), Integer::sum));
+        SortedMap<String, Integer> overCap = new TreeMap<>();
+        wanted.forEach((productId, quantity) -> {
+            CatalogPrice product = catalog.get(productId);
+            int cap = product.maxQuantityPerOrder() == null ? config.maxQuantityPerProduct()
+                    : product.maxQuantityPerOrder();
+            if (quantity > cap) {
+                overCap.put(productId, cap);
+            }
+        });
+        return overCap;
     }
 
     private static List<Problem.FieldError> catalogErrors(CreateOrderRequest request,

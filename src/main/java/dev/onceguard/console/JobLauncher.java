@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.checkout.UnpaidOrderExpiry;
 import dev.onceguard.platform.JobRun;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.maintenance.LeaseRecovery;
@@ -23,13 +24,15 @@ public class JobLauncher {
     private final LeaseRecovery leaseRecovery;
     private final Reconciliation reconciliation;
     private final OutboxRelay outboxRelay;
+    private final UnpaidOrderExpiry unpaidOrderExpiry;
 
     public JobLauncher(RetentionCleanup retentionCleanup, LeaseRecovery leaseRecovery, Reconciliation reconciliation,
-                       OutboxRelay outboxRelay) {
+                       OutboxRelay outboxRelay, UnpaidOrderExpiry unpaidOrderExpiry) {
         this.retentionCleanup = retentionCleanup;
         this.leaseRecovery = leaseRecovery;
         this.reconciliation = reconciliation;
         this.outboxRelay = outboxRelay;
+        this.unpaidOrderExpiry = unpaidOrderExpiry;
     }
 
     ActionResult runNow(String job) {
@@ -38,6 +41,7 @@ public class JobLauncher {
             case Jobs.LEASE_RECOVERY -> leaseRecovery.runNow();
             case Jobs.RECONCILIATION -> reconciliation.runNow();
             case Jobs.OUTBOX_RELAY -> outboxRelay.runNow();
+            case Jobs.UNPAID_ORDER_EXPIRY -> unpaidOrderExpiry.runNow();
             default -> throw new IllegalArgumentException("no job " + job);
         };
         if (run.outcome() == JobRun.Outcome.SUCCEEDED) {

@@ -26,7 +26,8 @@ public class JobSwitches {
             Jobs.RECONCILIATION, "UNKNOWN payments are not asked about again until an admin sends them to "
                     + "reconciliation or a webhook settles them",
             Jobs.OUTBOX_RELAY, "paid orders' effects (license, confirmation, loyalty points) are not delivered",
-            Jobs.RETENTION_CLEANUP, "expired records, inbox and outbox events are not removed");
+            Jobs.RETENTION_CLEANUP, "expired records, inbox and outbox events are not removed",
+            Jobs.UNPAID_ORDER_EXPIRY, "unpaid orders past their time do not expire and keep their stock reserved");
 
     /** A job that is not at work, and what waits because of it. */
     public record Warning(String job, boolean switchedOff, Instant failedAt, String error, String consequence) {

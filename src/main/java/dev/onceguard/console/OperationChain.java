@@ -85,6 +85,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                 case Cause.WEBHOOK -> (eventType == null ? "webhook event" : eventType + " webhook, event") + ref;
                 case Cause.RECONCILIATION -> "reconciliation, run" + ref;
                 case Cause.LEASE_RECOVERY -> "lease recovery, run" + ref;
+                case Cause.UNPAID_ORDER_EXPIRY -> "unpaid order expiry, run" + ref;
                 case Cause.ADMIN -> "admin action, audit entry" + ref;
                 case Cause.FULFILMENT -> "fulfilment after outbox event" + ref;
                 default -> cause + ref;
@@ -97,6 +98,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                 case Cause.WEBHOOK -> "/console/webhooks";
                 case Cause.RECONCILIATION -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.RECONCILIATION;
                 case Cause.LEASE_RECOVERY -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.LEASE_RECOVERY;
+                case Cause.UNPAID_ORDER_EXPIRY -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.UNPAID_ORDER_EXPIRY;
                 case Cause.ADMIN -> "/console/audit";
                 case Cause.FULFILMENT -> ConsoleLinks.search("#" + causeRef);
                 default -> null;

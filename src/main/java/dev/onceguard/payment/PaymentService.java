@@ -101,6 +101,8 @@ public class PaymentService implements ResumableOperation {
                     "Order already paid", "Order " + orderId + " is already paid."));
             case CANCELED -> throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_PAYABLE", "Order not payable",
                     "Order " + orderId + " is canceled."));
+            case EXPIRED -> throw new BusinessRefusal(Problem.of(409, "ORDER_NOT_PAYABLE", "Order not payable",
+                    "Order " + orderId + " expired unpaid and its stock was released; place a new order."));
             case AWAITING_PAYMENT -> {
             }
         }

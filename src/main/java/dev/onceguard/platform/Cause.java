@@ -15,6 +15,7 @@ public record Cause(String kind, String ref) {
     public static final String ADMIN = "admin";
     public static final String FULFILMENT = "fulfilment";
     public static final String REQUEST = "request";
+    public static final String UNPAID_ORDER_EXPIRY = "unpaid_order_expiry";
 
     /** The provider's synchronous answer to the call made for request {@code requestId}. */
     public static Cause providerAnswer(String requestId) {
@@ -31,6 +32,10 @@ public record Cause(String kind, String ref) {
 
     public static Cause leaseRecovery(long jobRunId) {
         return new Cause(LEASE_RECOVERY, String.valueOf(jobRunId));
+    }
+
+    public static Cause unpaidOrderExpiry(long jobRunId) {
+        return new Cause(UNPAID_ORDER_EXPIRY, String.valueOf(jobRunId));
     }
 
     public static Cause admin(long auditId) {

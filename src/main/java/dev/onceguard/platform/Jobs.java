@@ -34,7 +34,9 @@ public class Jobs {
     public static final String LEASE_RECOVERY = "lease-recovery";
     public static final String RECONCILIATION = "reconciliation";
     public static final String OUTBOX_RELAY = "outbox-relay";
-    public static final Set<String> ALL = Set.of(RETENTION_CLEANUP, LEASE_RECOVERY, RECONCILIATION, OUTBOX_RELAY);
+    public static final String UNPAID_ORDER_EXPIRY = "unpaid-order-expiry";
+    public static final Set<String> ALL = Set.of(RETENTION_CLEANUP, LEASE_RECOVERY, RECONCILIATION, OUTBOX_RELAY,
+            UNPAID_ORDER_EXPIRY);
 
     private static final Logger LOG = Logger.getLogger(Jobs.class);
 

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The catalog file's shape, exactly that of GET /api/products, and the errors that name the file and the product. */
+/** The catalog file's shape, that of GET /api/products (with an optional cap per order), and the errors that name the file and the product. */
 class CatalogFileTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -26,8 +26,19 @@ class CatalogFileTest {
                 + "]"), JSON);
 
         assertThat(entries).containsExactly(
-                new CatalogFile.Entry("sku-1", "Keyboard", Product.Kind.PHYSICAL, new BigDecimal("89.90"), "EUR", 3),
-                new CatalogFile.Entry("sku-2", "Keyboard", Product.Kind.DIGITAL, new BigDecimal("89.90"), "EUR", null));
+                new CatalogFile.Entry("sku-1", "Keyboard", Product.Kind.PHYSICAL, new BigDecimal("89.90"), "EUR", 3, null),
+                new CatalogFile.Entry("sku-2", "Keyboard", Product.Kind.DIGITAL, new BigDecimal("89.90"), "EUR", null, null));
+    }
+
+    @Test
+    void aProductMaySetTheUnitsOneOrderMayHoldOfIt() {
+        String capped = GOOD.replace("\"available\": 3", "\"available\": 3, \"maxQuantityPerOrder\": 2");
+        String uncapped = GOOD.replace("sku-1", "sku-2")
+                .replace("\"available\": 3", "\"available\": 3, \"maxQuantityPerOrder\": null");
+
+        var entries = CatalogFile.parse(FILE, bytes("[" + capped + "," + uncapped + "]"), JSON);
+
+        assertThat(entries).extracting(CatalogFile.Entry::maxQuantityPerOrder).containsExactly(2, null);
     }
 
     @Test
@@ -60,6 +71,8 @@ class CatalogFileTest {
             "\"name\": \"Keyboard\"|\"name\": \"\"|has name \"\"; it must be a non-empty string",
             "\"name\": \"Keyboard\"|\"name\": \"Key\\u0000board\"|has a name longer than 300 characters or with control characters",
             "\"available\": 3|\"available\": 3, \"stock\": 3|has the unknown field \"stock\"",
+            "\"available\": 3|\"available\": 3, \"maxQuantityPerOrder\": 0|has maxQuantityPerOrder 0; it must be the units",
+            "\"available\": 3|\"available\": 3, \"maxQuantityPerOrder\": \"5\"|has maxQuantityPerOrder \"5\"",
     })
     void anInvalidProductIsNamedWithTheFile(String field, String replacement, String problem) {
         String second = GOOD.replace("sku-1", "sku-2").replace(field, replacement == null ? "" : replacement);

@@ -524,7 +524,8 @@ class ChartTest {
                 "config.onceguard\\.jobs\\.reconciliation\\.every", "off")));
 
         assertThat(thresholds).containsExactlyInAnyOrderEntriesOf(Map.of(
-                "retention-cleanup", "1800", "lease-recovery", "45", "reconciliation", "90", "outbox-relay", "3"));
+                "retention-cleanup", "1800", "lease-recovery", "45", "reconciliation", "90", "outbox-relay", "3",
+                "unpaid-order-expiry", "180"));
         assertThat(withoutReconciliation).doesNotContainKey("reconciliation").containsKey("lease-recovery");
     }
 

@@ -41,7 +41,7 @@ class OpenApiContractTest {
     /** The error codes each operation can answer, as the contract and the code say. */
     private static final Map<String, Set<String>> ERROR_CODES = Map.of(
             "GET /api/products", AUTHENTICATED_READ,
-            "POST /api/orders", union(IDEMPOTENT_WRITE, Set.of("OUT_OF_STOCK")),
+            "POST /api/orders", union(IDEMPOTENT_WRITE, Set.of("OUT_OF_STOCK", "QUANTITY_LIMIT_EXCEEDED")),
             "GET /api/orders", union(AUTHENTICATED_READ, Set.of("VALIDATION_FAILED")),
             "GET /api/orders/{orderId}", union(AUTHENTICATED_READ, Set.of("ORDER_NOT_FOUND")),
             "POST /api/orders/{orderId}/payments", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND",
