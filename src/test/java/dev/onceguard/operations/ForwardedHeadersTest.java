@@ -36,7 +36,8 @@ class ForwardedHeadersTest {
         String answer = send(TRUSTED, "GET /console HTTP/1.1\r\n" + BEHIND_TLS);
 
         assertThat(answer).startsWith("HTTP/1.1 302");
-        assertThat(header(answer, "Location")).isEqualTo("https://shop.example.com/console/login");
+        // path-only: the browser stays on the https origin it is on
+        assertThat(header(answer, "Location")).isEqualTo("/console/login");
     }
 
     @Test
@@ -44,14 +45,15 @@ class ForwardedHeadersTest {
         String answer = send(UNTRUSTED, "GET /console HTTP/1.1\r\n" + BEHIND_TLS);
 
         assertThat(answer).startsWith("HTTP/1.1 302");
-        assertThat(header(answer, "Location")).startsWith("http://localhost:" + server.getPort() + "/console/login");
+        assertThat(header(answer, "Location")).isEqualTo("/console/login");
+        assertThat(answer).doesNotContainIgnoringCase("Strict-Transport-Security");
     }
 
     @Test
     void behindATrustedTlsProxyTheLoginCookieIsSecure() throws IOException {
         String answer = signIn(TRUSTED);
 
-        assertThat(header(answer, "Location")).isEqualTo("https://shop.example.com/console");
+        assertThat(header(answer, "Location")).isEqualTo("/console");
         assertThat(sessionCookie(answer)).containsIgnoringCase("; HttpOnly").containsIgnoringCase("; Secure");
     }
 
@@ -59,7 +61,7 @@ class ForwardedHeadersTest {
     void fromAnUntrustedAddressTheLoginCookieIsNotMarkedSecure() throws IOException {
         String answer = signIn(UNTRUSTED);
 
-        assertThat(header(answer, "Location")).startsWith("http://localhost:" + server.getPort() + "/console");
+        assertThat(header(answer, "Location")).isEqualTo("/console");
         assertThat(sessionCookie(answer)).containsIgnoringCase("; HttpOnly").doesNotContainIgnoringCase("secure");
     }
 

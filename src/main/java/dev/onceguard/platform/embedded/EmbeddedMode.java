@@ -25,6 +25,9 @@ public final class EmbeddedMode implements AutoCloseable {
     static final String ACTIVE = "onceguard.embedded.active";
     static final String DATA_FOLDER = "onceguard.embedded.data-folder";
     static final String JDBC_URL = "quarkus.datasource.jdbc.url";
+    /** {@code true} opens embedded mode to every network interface; by default it listens on 127.0.0.1 only. */
+    static final String ALL_INTERFACES = "onceguard.embedded.all-interfaces";
+    static final String HTTP_HOST = "quarkus.http.host";
 
     private static final Logger LOG = Logger.getLogger(EmbeddedMode.class);
 
@@ -47,11 +50,15 @@ public final class EmbeddedMode implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(start(config.getOptionalValue(DATA_FOLDER, Path.class).orElse(Path.of("data"))
-                .toAbsolutePath().normalize()));
+                .toAbsolutePath().normalize(), config.getOptionalValue(ALL_INTERFACES, Boolean.class).orElse(false)));
     }
 
-    /** Locks the folder, starts the database in it and prepares the demo access there. */
-    public static EmbeddedMode start(Path dataFolder) {
+    /**
+     * Locks the folder, starts the database in it and prepares the demo access there. The HTTP server listens on
+     * 127.0.0.1 unless {@code allInterfaces}: the sandbox lets anyone list and charge any order and the console has a
+     * generated admin login, which nobody else on the network should reach by default.
+     */
+    public static EmbeddedMode start(Path dataFolder, boolean allInterfaces) {
         FileChannel lockFile = lock(dataFolder);
         EmbeddedDatabase database = null;
         try {
@@ -66,6 +73,7 @@ public final class EmbeddedMode implements AutoCloseable {
             settings.put("quarkus.datasource.username", EmbeddedDatabase.USERNAME);
             settings.put(DATA_FOLDER, dataFolder.toString());
             settings.put(ACTIVE, "true");
+            settings.put(HTTP_HOST, allInterfaces ? "0.0.0.0" : "127.0.0.1");
             // A person reads this console, and the banner is for them: plain lines, not the cluster's JSON.
             settings.put("quarkus.log.console.json.enabled", "false");
             settings.put("quarkus.log.file.json.enabled", "false");

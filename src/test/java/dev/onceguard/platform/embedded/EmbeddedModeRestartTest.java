@@ -26,12 +26,12 @@ class EmbeddedModeRestartTest {
     @Test
     void aRestartOnTheSameFolderFindsTheDataAndTheDemoKeyAgain() throws Exception {
         String key;
-        try (EmbeddedMode first = EmbeddedMode.start(dataFolder)) {
+        try (EmbeddedMode first = EmbeddedMode.start(dataFolder, false)) {
             execute(first, "CREATE TABLE kept (note text)");
             execute(first, "INSERT INTO kept VALUES ('written before the restart')");
             key = Files.readString(signingKey(first));
         }
-        try (EmbeddedMode second = EmbeddedMode.start(dataFolder)) {
+        try (EmbeddedMode second = EmbeddedMode.start(dataFolder, false)) {
             assertThat(queryOne(second, "SELECT note FROM kept")).isEqualTo("written before the restart");
             assertThat(Files.readString(signingKey(second))).isEqualTo(key);
         }
@@ -39,8 +39,8 @@ class EmbeddedModeRestartTest {
 
     @Test
     void aSecondStartOnAFolderInUseIsRefusedAndTheFirstKeepsRunning() throws Exception {
-        try (EmbeddedMode first = EmbeddedMode.start(dataFolder)) {
-            assertThatThrownBy(() -> EmbeddedMode.start(dataFolder))
+        try (EmbeddedMode first = EmbeddedMode.start(dataFolder, false)) {
+            assertThatThrownBy(() -> EmbeddedMode.start(dataFolder, false))
                     .isInstanceOf(EmbeddedModeException.class)
                     .hasMessageContaining("is in use by another onceguard process");
             assertThat(queryOne(first, "SELECT 'still answering'")).isEqualTo("still answering");

@@ -7,12 +7,20 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +39,7 @@ import static io.restassured.RestAssured.given;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_READ;
 import static java.nio.file.attribute.PosixFilePermission.OWNER_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
@@ -88,8 +97,14 @@ class EmbeddedModeTest {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            embedded = EmbeddedMode.start(folder.resolve("data"));
+            // as the launcher does it: the configuration names no database and no interface
+            embedded = EmbeddedMode.startIfWanted(new SmallRyeConfigBuilder()
+                    .withSources(new PropertiesConfigSource(
+                            Map.of(EmbeddedMode.DATA_FOLDER, folder.resolve("data").toString()), "environment", 300))
+                    .build()).orElseThrow();
             Map<String, String> config = new HashMap<>(embedded.settings());
+            // a test listens on quarkus.http.test-host: there, where embedded mode told the service to listen
+            config.put("quarkus.http.test-host", embedded.settings().get(EmbeddedMode.HTTP_HOST));
             config.put("quarkus.log.file.enabled", "true");
             config.put("quarkus.log.file.path", folder.resolve("service.log").toString());
             return config;
@@ -153,12 +168,29 @@ class EmbeddedModeTest {
     @Test
     void theBannerNamesTheConsoleItsAdminLoginFileAndTheSandbox() throws Exception {
         bannerCurlLine();
-        String base = "http://localhost:" + RestAssured.port;
+        String base = "http://127.0.0.1:" + RestAssured.port;
 
         assertThat(Files.readString(serviceLog))
                 .contains("Console   " + base + "/console (user " + adminLogin().getProperty("username")
                         + ", password in " + adminLoginFile() + ")")
                 .contains("Payments  the sandbox provider at " + base + "/sandbox/v1");
+    }
+
+    @Test
+    void byDefaultNobodyElseOnTheNetworkReachesTheService() throws Exception {
+        InetAddress networkAddress = NetworkInterface.networkInterfaces()
+                .filter(network -> !network.isVirtual())
+                .flatMap(NetworkInterface::inetAddresses)
+                .filter(address -> address instanceof Inet4Address && !address.isLoopbackAddress())
+                .findFirst().orElseThrow(() -> new AssertionError("this machine has no network address to try"));
+
+        try (Socket local = new Socket()) {
+            local.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), RestAssured.port), 2000);
+        }
+        try (Socket fromTheNetwork = new Socket()) {
+            assertThatThrownBy(() -> fromTheNetwork.connect(new InetSocketAddress(networkAddress, RestAssured.port), 2000))
+                    .as("the service's port on %s", networkAddress).isInstanceOf(ConnectException.class);
+        }
     }
 
     @Test
