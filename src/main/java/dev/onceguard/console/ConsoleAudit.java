@@ -23,6 +23,8 @@ public class ConsoleAudit {
 
     private static final Logger LOG = Logger.getLogger(ConsoleAudit.class);
     private static final int MAX_DETAIL_LENGTH = 500;
+    /** {@code console_audit.reason}'s own limit; a refund's full note stays with the refund. */
+    private static final int MAX_REASON_LENGTH = 500;
 
     private final EntityManager em;
     private final SecurityIdentity operator;
@@ -75,8 +77,8 @@ public class ConsoleAudit {
 
     private void write(long auditId, String action, String targetType, String targetId, String reason,
                        AuditOutcome outcome, String detail) {
-        String shortDetail = detail == null || detail.length() <= MAX_DETAIL_LENGTH ? detail
-                : detail.substring(0, MAX_DETAIL_LENGTH);
+        String shortDetail = shortened(detail, MAX_DETAIL_LENGTH);
+        String shortReason = shortened(reason, MAX_REASON_LENGTH);
         QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("""
                         INSERT INTO console_audit (id, at, actor, action, target_type, target_id, reason, outcome, detail)
                         VALUES (:id, :at, :actor, :action, :targetType, :targetId, :reason, :outcome, :detail)""")
@@ -87,10 +89,14 @@ public class ConsoleAudit {
                 .setParameter("action", action)
                 .setParameter("targetType", targetType)
                 .setParameter("targetId", targetId)
-                .setParameter("reason", reason, StandardBasicTypes.STRING)
+                .setParameter("reason", shortReason, StandardBasicTypes.STRING)
                 .setParameter("outcome", outcome.label())
                 .setParameter("detail", shortDetail, StandardBasicTypes.STRING)
                 .executeUpdate());
+    }
+
+    private static String shortened(String text, int maxLength) {
+        return text == null || text.length() <= maxLength ? text : text.substring(0, maxLength);
     }
 
     private String actor() {

@@ -55,7 +55,7 @@ import java.util.concurrent.Callable;
 @RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
 public class ConsoleRefundsResource {
 
-    static final String AUDIT_ACTION = "refund";
+    private static final String AUDIT_ACTION = "refund";
     private static final String AUDIT_TARGET = "payment";
     private static final int MAX_NOTE_LENGTH = 500;
     private static final String AMOUNT_FORMAT = "\\d{1,12}\\.\\d{2}";
@@ -155,6 +155,11 @@ public class ConsoleRefundsResource {
             }
         }).chain(prepared -> prepared.answer() != null ? Uni.createFrom().item(prepared.answer())
                 : refunds.refund(prepared.request(), paymentId, requestedBy)
+                        .onFailure().call(failure -> blocking(context, () -> {
+                            audit.recordDone(AUDIT_ACTION, AUDIT_TARGET, paymentId, auditReason(reason, note),
+                                    AuditOutcome.FAILED, failure.getClass().getSimpleName());
+                            return null;
+                        }))
                         .chain(answer -> blocking(context, () -> answered(prepared.facts(), answer, amount, reason,
                                 note))));
     }
@@ -200,7 +205,7 @@ public class ConsoleRefundsResource {
                               String note) {
         int status = answer.stored().status();
         String paymentId = facts.payment().paymentId();
-        String auditReason = reason + (note == null || note.isBlank() ? "" : ": " + note.strip());
+        String auditReason = auditReason(reason, note);
         if (status == 201 || status == 202) {
             String refundId = answer.stored().resourceId();
             Refund refund = refundRows.get(refundId);
@@ -224,6 +229,11 @@ public class ConsoleRefundsResource {
                         + "refunds below; the form is shown again with a new key."
                 : problem;
         return render(status, now, new RefundForm(amount, reason, note, newKey(), error));
+    }
+
+    /** The reason and the note the admin gave, as the audit entry keeps them. */
+    private static String auditReason(String reason, String note) {
+        return reason + (note == null || note.isBlank() ? "" : ": " + note.strip());
     }
 
     private String problemDetail(byte[] body) {

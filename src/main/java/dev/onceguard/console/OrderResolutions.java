@@ -70,8 +70,9 @@ public class OrderResolutions {
     public record Resolution(List<RefundLine> refunds, Cancellation cancellation, List<TakenBack> takenBack,
                              List<String> verdictLines, String secondChargePaymentId) {
 
-        public boolean isEmpty() {
-            return refunds.isEmpty() && cancellation == null;
+        /** Calm once every refund has the provider's final word and succeeded; a warning otherwise. */
+        public String verdictTone() {
+            return refunds.stream().allMatch(refund -> refund.status().equals("SUCCEEDED")) ? "ok" : "warn";
         }
 
         public String secondChargeRefundHref() {
