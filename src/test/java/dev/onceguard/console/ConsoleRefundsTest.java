@@ -158,6 +158,41 @@ class ConsoleRefundsTest {
                 paymentId)).isOne();
     }
 
+    @Test
+    void aRefundThroughTheApiAndACancellationAreToldInTheirOrdersStories() {
+        String paidOrder = createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).then().statusCode(201)
+                .extract().path("orderId");
+        String paymentId = paid(paidOrder);
+        String backOffice = "support-tool-" + UUID.randomUUID();
+        given().header("Authorization", TestTokens.refunds(backOffice)).header("Idempotency-Key", UUID.randomUUID().toString())
+                .contentType("application/json")
+                .body("{\"amount\":\"500.00\",\"reason\":\"REQUESTED_BY_CUSTOMER\",\"note\":\"ticket 815\"}")
+                .post("/api/payments/" + paymentId + "/refunds").then().statusCode(org.hamcrest.Matchers.oneOf(201, 202));
+        String status = Database.single(db, String.class, "SELECT status FROM refunds WHERE payment_id = ?", paymentId);
+
+        String story = ConsoleClient.page(SUPPORT, "/console/orders/" + paidOrder).then().statusCode(200).extract()
+                .asString();
+        assertThat(story).contains("API user " + backOffice).contains("REQUESTED_BY_CUSTOMER").contains("ticket 815")
+                .contains(">" + status + "</span>")
+                .as("a partial refund takes no effect back").doesNotContain("<code>ORDER_REFUNDED</code>");
+        if (status.equals("SUCCEEDED")) {
+            assertThat(story).contains("Payment " + paymentId + " refunded (500.00 RUB) by API user " + backOffice
+                    + " on ").contains(", reason: requested by customer (ticket 815).");
+        }
+        assertThat(ConsoleClient.page(SUPPORT, "/console/payments/" + paymentId + "/refunds").then().statusCode(200)
+                .extract().asString()).contains("1000.00 RUB left to refund");
+
+        String unpaidOrder = createOrder(user, UUID.randomUUID().toString(), ONE_EBOOK).then().statusCode(201)
+                .extract().path("orderId");
+        String cancelRequest = "req-cancel-" + UUID.randomUUID();
+        given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", UUID.randomUUID().toString())
+                .header("X-Request-Id", cancelRequest).contentType("application/json").body("{}")
+                .post("/api/orders/" + unpaidOrder + "/cancellation").then().statusCode(200);
+        assertThat(ConsoleClient.page(SUPPORT, "/console/orders/" + unpaidOrder).then().statusCode(200).extract()
+                .asString()).contains("id=\"cancellation\"").contains("Canceled by its owner " + user + " on ")
+                .contains(cancelRequest);
+    }
+
     private RefundForm openForm(String paymentId, String path) {
         Response page = ConsoleClient.page(ADMIN, path);
         ConsoleClient.Form csrf = new ConsoleClient.Form(page.getCookie(CSRF_COOKIE), csrfToken(page.asString()));
