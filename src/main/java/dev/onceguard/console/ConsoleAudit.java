@@ -23,6 +23,8 @@ public class ConsoleAudit {
 
     private static final Logger LOG = Logger.getLogger(ConsoleAudit.class);
     private static final int MAX_DETAIL_LENGTH = 500;
+    /** {@code console_audit.reason}'s own limit; a refund's full note stays with the refund. */
+    private static final int MAX_REASON_LENGTH = 500;
 
     private final EntityManager em;
     private final SecurityIdentity operator;
@@ -55,19 +57,31 @@ public class ConsoleAudit {
             LOG.errorf(e, "console action %s on %s %s failed", action, targetType, targetId);
             result = new ActionResult(AuditOutcome.FAILED, failed, describe(e));
         }
-        write(auditId, action, targetType, targetId, result.outcome(), result.detail());
+        write(auditId, action, targetType, targetId, null, result.outcome(), result.detail());
         LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(),
                 result.outcome().label());
         return result;
     }
 
-    private void write(long auditId, String action, String targetType, String targetId, AuditOutcome outcome,
-                       String detail) {
-        String shortDetail = detail == null || detail.length() <= MAX_DETAIL_LENGTH ? detail
-                : detail.substring(0, MAX_DETAIL_LENGTH);
+    /**
+     * Writes the entry of an action whose body ran elsewhere (a console refund, through the engine's own operation)
+     * with the reason the operator gave.
+     */
+    void recordDone(String action, String targetType, String targetId, String reason, AuditOutcome outcome,
+                    String detail) {
+        long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
+                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
+        write(auditId, action, targetType, targetId, reason, outcome, detail);
+        LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(), outcome.label());
+    }
+
+    private void write(long auditId, String action, String targetType, String targetId, String reason,
+                       AuditOutcome outcome, String detail) {
+        String shortDetail = shortened(detail, MAX_DETAIL_LENGTH);
+        String shortReason = shortened(reason, MAX_REASON_LENGTH);
         QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("""
-                        INSERT INTO console_audit (id, at, actor, action, target_type, target_id, outcome, detail)
-                        VALUES (:id, :at, :actor, :action, :targetType, :targetId, :outcome, :detail)""")
+                        INSERT INTO console_audit (id, at, actor, action, target_type, target_id, reason, outcome, detail)
+                        VALUES (:id, :at, :actor, :action, :targetType, :targetId, :reason, :outcome, :detail)""")
                 .unwrap(NativeQuery.class)
                 .setParameter("id", auditId)
                 .setParameter("at", Timestamps.now())
@@ -75,9 +89,14 @@ public class ConsoleAudit {
                 .setParameter("action", action)
                 .setParameter("targetType", targetType)
                 .setParameter("targetId", targetId)
+                .setParameter("reason", shortReason, StandardBasicTypes.STRING)
                 .setParameter("outcome", outcome.label())
                 .setParameter("detail", shortDetail, StandardBasicTypes.STRING)
                 .executeUpdate());
+    }
+
+    private static String shortened(String text, int maxLength) {
+        return text == null || text.length() <= maxLength ? text : text.substring(0, maxLength);
     }
 
     private String actor() {

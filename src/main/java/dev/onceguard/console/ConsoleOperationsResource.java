@@ -27,16 +27,19 @@ public class ConsoleOperationsResource {
         static native TemplateInstance list(OperationFilter filter, KeysetPage<OperationRow> page, Pager pager);
 
         static native TemplateInstance detail(OperationChain chain, RequestHistory history,
-                                              CustomerCharges.Around otherCharges);
+                                              CustomerCharges.Around otherCharges,
+                                              OrderResolutions.Resolution resolution);
     }
 
     private final OperationLists lists;
     private final OperationChains chains;
     private final RequestLogs requestLogs;
     private final CustomerCharges charges;
+    private final OrderResolutions resolutions;
 
     public ConsoleOperationsResource(OperationLists lists, OperationChains chains, RequestLogs requestLogs,
-                                     CustomerCharges charges) {
+                                     CustomerCharges charges, OrderResolutions resolutions) {
+        this.resolutions = resolutions;
         this.lists = lists;
         this.chains = chains;
         this.requestLogs = requestLogs;
@@ -70,6 +73,7 @@ public class ConsoleOperationsResource {
                         + "once it expires (24 h after it finished by default): search the operations list by key, "
                         + "user or order to see what is still kept."));
         return Templates.detail(chain, requestLogs.of(recordId), charges.around(chain.record().userId(),
-                chain.record().createdAt(), chain.order() == null ? null : chain.order().orderId()));
+                chain.record().createdAt(), chain.order() == null ? null : chain.order().orderId()),
+                resolutions.of(chain));
     }
 }

@@ -47,10 +47,21 @@ public class CustomerCharges {
         public String orderHref() {
             return ConsoleLinks.order(orderId);
         }
+
+        /** Whether another charge of the same cart came first, so that this one is the charge to refund. */
+        public boolean secondOfSameCart() {
+            return sameCartAs.stream().anyMatch(other -> other.chargedAt().isBefore(chargedAt)
+                    || other.chargedAt().equals(chargedAt) && other.paymentId().compareTo(paymentId) < 0);
+        }
+
+        /** The refund form prepared for this charge as a duplicate: everything left of it, reason DUPLICATE. */
+        public String duplicateRefundHref() {
+            return ConsoleRefundsResource.duplicateRefundOf(paymentId);
+        }
     }
 
     /** Another charge of the same cart within the window: its payment and the order it paid for. */
-    public record SameCart(String paymentId, String orderId) {
+    public record SameCart(String paymentId, String orderId, Instant chargedAt) {
 
         public String orderHref() {
             return ConsoleLinks.order(orderId);
@@ -145,7 +156,7 @@ public class CustomerCharges {
             for (Charge other : charges) {
                 if (other != charge && charge.fingerprint() != null && charge.fingerprint().equals(other.fingerprint())
                         && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0) {
-                    same.add(new SameCart(other.paymentId(), other.orderId()));
+                    same.add(new SameCart(other.paymentId(), other.orderId(), other.chargedAt()));
                 }
             }
             marked.add(new Charge(charge.paymentId(), charge.orderId(), charge.amount(), charge.currency(),

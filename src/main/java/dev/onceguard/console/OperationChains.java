@@ -13,6 +13,7 @@ import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
 import dev.onceguard.console.OperationChain.WebhookEvent;
 import dev.onceguard.payment.PaymentService;
+import dev.onceguard.payment.refund.RefundService;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Problem;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -154,6 +155,9 @@ public class OperationChains {
         }
         if ("payment".equals(record.resourceType()) && record.resourceId() != null) {
             return reads.one("SELECT order_id FROM payments WHERE payment_id = ?", row -> row.getString(1), record.resourceId());
+        }
+        if (RefundService.RESOURCE_TYPE.equals(record.resourceType()) && record.resourceId() != null) {
+            return reads.one("SELECT order_id FROM refunds WHERE refund_id = ?", row -> row.getString(1), record.resourceId());
         }
         return Optional.empty();
     }

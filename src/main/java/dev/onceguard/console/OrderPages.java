@@ -46,9 +46,11 @@ public class OrderPages {
                         SELECT r.id FROM idempotency_records r
                          WHERE r.id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
                                         UNION
-                                        SELECT idempotency_record_id FROM payments WHERE order_id = ?)
+                                        SELECT idempotency_record_id FROM payments WHERE order_id = ?
+                                        UNION
+                                        SELECT idempotency_record_id FROM refunds WHERE order_id = ?)
                          ORDER BY r.created_at, r.id""",
-                row -> row.getLong(1), orderId, orderId);
+                row -> row.getLong(1), orderId, orderId, orderId);
         List<Operation> operations = recordIds.stream()
                 .flatMap(id -> chains.load(id).stream().map(chain -> new Operation(chain, requestLogs.of(id))))
                 .sorted(Comparator.comparingInt((Operation op) -> -severity(op.chain().verdict().tone())))

@@ -62,6 +62,12 @@ public class RefundRows {
                 row -> row.getBoolean(1), amount, paymentId).get(0);
     }
 
+    /** What is left to refund of the payment: its amount minus the refunds that succeeded or are not final yet. */
+    public BigDecimal remainingOf(String paymentId) {
+        return sql.list("SELECT amount - refund_reserved FROM payments WHERE payment_id = ?",
+                row -> row.getBigDecimal(1), paymentId).stream().findFirst().orElse(BigDecimal.ZERO);
+    }
+
     /** What the payment has given back so far: the sum of its refunds that succeeded. */
     public BigDecimal refundedOf(String paymentId) {
         return sql.list("SELECT refunded_amount FROM payments WHERE payment_id = ?", row -> row.getBigDecimal(1),

@@ -177,6 +177,7 @@ class ConsoleLayoutBrowserTest {
         pages.put("user", "console/users/" + userId);
         pages.put("search", "console/search?q=" + userId.substring(0, 10));
         pages.put("payments", "console/payments");
+        pages.put("payment refunds", "console/payments/" + duplicatesPayment + "/refunds");
         pages.put("requests", "console/requests");
         pages.put("stuck", "console/stuck");
         pages.put("webhooks", "console/webhooks");
