@@ -237,15 +237,20 @@ public class OperationChains {
         Map<String, String> eventTypes = new HashMap<>();
         webhookEvents.forEach(event -> eventTypes.put(event.eventId(), event.eventType()));
         return reads.list("""
-                        SELECT subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at
-                          FROM state_transitions
-                         WHERE (subject_type = 'order' AND subject_id = ?)
-                            OR (subject_type = 'payment' AND subject_id = ANY(?))
-                         ORDER BY occurred_at, id""",
+                        SELECT t.subject_type, t.subject_id, t.from_status, t.to_status, t.cause, t.cause_ref,
+                               t.occurred_at, a.actor AS admin_actor, a.reason AS admin_reason
+                          FROM state_transitions t
+                          LEFT JOIN console_audit a
+                            ON a.id = CASE WHEN t.cause = 'admin' AND t.cause_ref ~ '^[0-9]{1,18}$'
+                                           THEN t.cause_ref::bigint END
+                         WHERE (t.subject_type = 'order' AND t.subject_id = ?)
+                            OR (t.subject_type = 'payment' AND t.subject_id = ANY(?))
+                         ORDER BY t.occurred_at, t.id""",
                 row -> new Transition(row.getString("subject_type"), row.getString("subject_id"),
                         row.getString("from_status"), row.getString("to_status"), row.getString("cause"),
                         row.getString("cause_ref"), Cause.WEBHOOK.equals(row.getString("cause"))
-                        ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at")),
+                        ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at"),
+                        AdminAct.of(row.getString("admin_actor"), row.getString("admin_reason"))),
                 orderId, paymentIds(payments));
     }
 
