@@ -7,3 +7,7 @@ CREATE TABLE console_audit_rows (
     detail    text   CHECK (char_length(detail) <= 500),
     PRIMARY KEY (audit_id, target_id)
 );
+
+-- A record's, event's or outbox row's page lists the admin actions that took it, single or bulk.
+CREATE INDEX console_audit_rows_by_target ON console_audit_rows (target_id);
+CREATE INDEX console_audit_by_target ON console_audit (target_type, target_id);

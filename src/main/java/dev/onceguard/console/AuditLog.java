@@ -87,6 +87,29 @@ public class AuditLog {
         this.reads = reads;
     }
 
+    /** An admin action that took one object, alone or as a row of a bulk action, and how it ended there. */
+    public record Taken(long auditId, Instant at, String actor, String action, String reason, String outcome) {
+
+        public String href() {
+            return "/console/audit/" + auditId;
+        }
+    }
+
+    /** The admin actions that took the {@code targetType} {@code targetId}, single or bulk, oldest first. */
+    List<Taken> takenOf(String targetType, String targetId) {
+        return reads.list("""
+                        SELECT id, at, actor, action, reason, outcome FROM console_audit
+                         WHERE target_type = ? AND target_id = ?
+                        UNION ALL
+                        SELECT a.id, a.at, a.actor, a.action, a.reason, r.outcome
+                          FROM console_audit_rows r JOIN console_audit a ON a.id = r.audit_id
+                         WHERE r.target_id = ? AND a.target_type = ?
+                         ORDER BY at, id LIMIT 100""",
+                row -> new Taken(row.getLong("id"), instant(row, "at"), row.getString("actor"), row.getString("action"),
+                        row.getString("reason"), row.getString("outcome")),
+                targetType, targetId, targetId, targetType + "s");
+    }
+
     Optional<Entry> entry(long id) {
         return reads.one("""
                         SELECT id, at, actor, action, target_type, target_id, reason, outcome, detail
