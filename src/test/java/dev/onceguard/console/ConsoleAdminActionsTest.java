@@ -256,6 +256,8 @@ class ConsoleAdminActionsTest {
         assertThat(text("SELECT status FROM payments WHERE payment_id = '" + payment.paymentId() + "'"))
                 .isEqualTo("SUCCEEDED");
         assertThat(lastAudit("webhook-event", id)).isEqualTo("admin reprocess webhook-event " + id + " done");
+        assertThat(page(SUPPORT, "/console/webhooks/" + id).asString()).as("who reprocessed the event and why")
+                .contains("admin, reprocess: " + ConsoleClient.REASON);
 
         Response again = post(ADMIN, path, form(ADMIN, "/console/webhooks"));
 
@@ -373,12 +375,14 @@ class ConsoleAdminActionsTest {
         Response noReason = postWithoutReason(ADMIN, path, form(ADMIN, page));
         Response blankReason = post(ADMIN, path, form(ADMIN, page), "   ");
         Response longReason = post(ADMIN, path, form(ADMIN, page), "x".repeat(501));
+        Response nulReason = post(ADMIN, path, form(ADMIN, page), "a\u0000b");
         assertThat(noReason.statusCode()).isEqualTo(400);
         assertThat(noReason.asString()).contains("Every admin action needs a reason").contains("Nothing was done.");
         assertThat(blankReason.statusCode()).isEqualTo(400);
         assertThat(blankReason.asString()).contains("Every admin action needs a reason");
         assertThat(longReason.statusCode()).isEqualTo(400);
         assertThat(longReason.asString()).contains("A reason is at most 500 characters; this one has 501");
+        assertThat(nulReason.statusCode()).isEqualTo(400);
         assertThat(text(stateQuery)).isEqualTo(before);
         assertThat(count(db, "SELECT count(*) FROM console_audit WHERE target_type = ? AND target_id = ?", targetType,
                 String.valueOf(target))).isZero();

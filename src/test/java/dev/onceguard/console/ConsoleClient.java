@@ -73,8 +73,13 @@ final class ConsoleClient {
 
     /** Posts an admin action's form with {@code reason} as its reason field. */
     static Response post(String user, String path, Form form, String reason) {
+        return post(user, path, form, reason, Map.of());
+    }
+
+    /** Posts an admin action's form with {@code reason} and the form's hidden {@code fields} (a bulk action's filter). */
+    static Response post(String user, String path, Form form, String reason, Map<String, String> fields) {
         return as(user).cookie(CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
-                .formParam(CSRF_FIELD, form.token()).formParam(REASON_FIELD, reason).post(path);
+                .formParam(CSRF_FIELD, form.token()).formParam(REASON_FIELD, reason).formParams(fields).post(path);
     }
 
     /** Posts an admin action's form with no reason field at all. */
