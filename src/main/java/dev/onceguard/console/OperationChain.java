@@ -105,8 +105,9 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
         }
     }
 
+    /** @param queuedAgain the latest admin "retry now" that queued it again, alone or in bulk; null when none did */
     public record OutboxEvent(long id, String eventType, String status, int attempts, String lastError,
-                              Instant createdAt, Instant processedAt) {
+                              Instant createdAt, Instant processedAt, AdminAct queuedAgain, Long queuedAgainAuditId) {
 
         public String statusClass() {
             return StatusBadges.outboxEvent(status, attempts);

@@ -260,11 +260,22 @@ public class OperationChains {
 
     private List<OutboxEvent> outboxEvents(String orderId) {
         return reads.list("""
-                        SELECT id, event_type, status, attempts, last_error, created_at, processed_at
-                          FROM outbox_events WHERE aggregate_type = 'order' AND aggregate_id = ? ORDER BY id""",
+                        SELECT o.id, o.event_type, o.status, o.attempts, o.last_error, o.created_at, o.processed_at,
+                               a.id AS audit_id, a.actor, a.reason
+                          FROM outbox_events o
+                          LEFT JOIN LATERAL (
+                                SELECT c.id, c.actor, c.reason, c.at FROM console_audit c
+                                 WHERE c.target_type = 'outbox-event' AND c.target_id = o.id::text AND c.outcome = 'done'
+                                UNION ALL
+                                SELECT c.id, c.actor, c.reason, c.at
+                                  FROM console_audit_rows r JOIN console_audit c ON c.id = r.audit_id
+                                 WHERE r.target_id = o.id::text AND c.target_type = 'outbox-events' AND r.outcome = 'acted'
+                                 ORDER BY at DESC LIMIT 1) a ON true
+                         WHERE o.aggregate_type = 'order' AND o.aggregate_id = ? ORDER BY o.id""",
                 row -> new OutboxEvent(row.getLong("id"), row.getString("event_type"), row.getString("status"),
                         row.getInt("attempts"), row.getString("last_error"), instant(row, "created_at"),
-                        instant(row, "processed_at")),
+                        instant(row, "processed_at"), AdminAct.of(row.getString("actor"), row.getString("reason")),
+                        row.getObject("audit_id", Long.class)),
                 orderId);
     }
 

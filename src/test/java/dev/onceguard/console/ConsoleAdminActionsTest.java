@@ -149,6 +149,23 @@ class ConsoleAdminActionsTest {
     }
 
     @Test
+    void theOrdersStoryNamesWhoQueuedItsDeadOutboxEventAgainAndWhy() {
+        String orderId = given().header("Authorization", TestTokens.bearer(TestTokens.newUser()))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json").body(ORDER)
+                .post("/api/orders").then().statusCode(201).extract().path("orderId");
+        execute(db, """
+                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, status, attempts,
+                    next_attempt_at, last_error, created_at)
+                VALUES ('CONSOLE_TEST', 'order', ?, '{}', 'DEAD', 8, now(), 'license: timeout', now())""", orderId);
+        long id = count(db, "SELECT id FROM outbox_events WHERE aggregate_id = ? AND status = 'DEAD'", orderId);
+
+        post(ADMIN, "/console/outbox/" + id + "/retry", form(ADMIN, "/console/outbox?status=DEAD")).then().statusCode(303);
+
+        assertThat(page(SUPPORT, "/console/orders/" + orderId).asString())
+                .contains("queued again").contains("by admin, reason: " + ConsoleClient.REASON);
+    }
+
+    @Test
     void theReasonIsKeptInTheAuditEntryAndShownOnTheAuditPage() {
         long id = MachinerySeeds.processing(db, TestTokens.newUser(), "create-order", UUID.randomUUID().toString(),
                 "started", null, true);
