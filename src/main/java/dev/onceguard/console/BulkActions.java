@@ -32,24 +32,21 @@ public class BulkActions {
 
     /** The bulk actions, each a list's row action; {@code path} is its address under {@code /console/bulk}. */
     public enum Action {
-        REPROCESS_WEBHOOKS("webhooks/reprocess", "bulk-reprocess", "webhook-event", "Reprocess", "/console/webhooks"),
-        RETRY_DEAD_OUTBOX("outbox/retry", "bulk-retry-now", "outbox-event", "Retry now", "/console/outbox"),
-        RELEASE_STUCK("stuck/release", "bulk-release", "idempotency-record", "Release", "/console/stuck"),
-        RECONCILE_STUCK("stuck/reconcile", "bulk-send-to-reconciliation", "idempotency-record",
-                "Send to reconciliation", "/console/stuck");
+        REPROCESS_WEBHOOKS("webhooks/reprocess", "bulk-reprocess", "webhook-event", "Reprocess"),
+        RETRY_DEAD_OUTBOX("outbox/retry", "bulk-retry-now", "outbox-event", "Retry now"),
+        RELEASE_STUCK("stuck/release", "bulk-release", "idempotency-record", "Release"),
+        RECONCILE_STUCK("stuck/reconcile", "bulk-send-to-reconciliation", "idempotency-record", "Send to reconciliation");
 
         private final String path;
         private final String auditName;
         private final String targetType;
         private final String button;
-        private final String list;
 
-        Action(String path, String auditName, String targetType, String button, String list) {
+        Action(String path, String auditName, String targetType, String button) {
             this.path = path;
             this.auditName = auditName;
             this.targetType = targetType;
             this.button = button;
-            this.list = list;
         }
 
         public String path() {
@@ -66,10 +63,6 @@ public class BulkActions {
 
         public String button() {
             return button;
-        }
-
-        public String list() {
-            return list;
         }
 
         String metricName() {

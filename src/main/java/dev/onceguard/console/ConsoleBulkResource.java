@@ -59,12 +59,12 @@ public class ConsoleBulkResource {
     public Response previewReprocess(@QueryParam("status") String status, @QueryParam("provider") String provider) {
         InboxEvents.Filter filter = reprocessable(status, provider);
         List<Field> fields = new ArrayList<>(List.of(new Field("status", filter.status())));
+        UriBuilder back = UriBuilder.fromPath("/console/webhooks").queryParam("status", filter.status());
         if (filter.provider() != null) {
             fields.add(new Field("provider", filter.provider()));
+            back.queryParam("provider", filter.provider());
         }
-        String back = UriBuilder.fromPath(BulkActions.Action.REPROCESS_WEBHOOKS.list())
-                .queryParam("status", filter.status()).build().toString();
-        return preview(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), back,
+        return preview(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), back.build().toString(),
                 bulk.webhookEvents(filter.status(), filter.provider()), fields);
     }
 
