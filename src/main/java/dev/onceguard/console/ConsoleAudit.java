@@ -1,21 +1,27 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import org.hibernate.Session;
 import org.hibernate.query.NativeQuery;
 import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
- * Runs an admin action and writes its {@code console_audit} row: the operator, the action, its target and how it
- * ended. The row is written in a transaction of its own after the action, so it exists whether the action was
+ * Runs an admin action and writes its {@code console_audit} row: the operator, the action, its target, the reason
+ * the operator gave and how it ended. The row is written in a transaction of its own after the action, so it exists whether the action was
  * done, refused, found the object already resolved, or threw.
  */
 @ApplicationScoped
@@ -37,17 +43,17 @@ public class ConsoleAudit {
     /**
      * @param failed the result to report when {@code action} throws; its detail is replaced by the failure
      */
-    ActionResult perform(String action, String targetType, String targetId, AdminNotice failed,
+    ActionResult perform(String action, String targetType, String targetId, String reason, AdminNotice failed,
                          Supplier<ActionResult> body) {
-        return performIdentified(action, targetType, targetId, failed, auditId -> body.get());
+        return performIdentified(action, targetType, targetId, reason, failed, auditId -> body.get());
     }
 
     /**
      * {@link #perform} for an action whose changes name it: {@code body} gets the id its audit entry will have, so a
      * payment's timeline can link the entry that moved it.
      */
-    ActionResult performIdentified(String action, String targetType, String targetId, AdminNotice failed,
-                                   LongFunction<ActionResult> body) {
+    ActionResult performIdentified(String action, String targetType, String targetId, String reason,
+                                   AdminNotice failed, LongFunction<ActionResult> body) {
         long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
                 "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
         ActionResult result;
@@ -57,7 +63,7 @@ public class ConsoleAudit {
             LOG.errorf(e, "console action %s on %s %s failed", action, targetType, targetId);
             result = new ActionResult(AuditOutcome.FAILED, failed, describe(e));
         }
-        write(auditId, action, targetType, targetId, null, result.outcome(), result.detail());
+        write(auditId, action, targetType, targetId, reason, result.outcome(), result.detail());
         LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(),
                 result.outcome().label());
         return result;
@@ -75,11 +81,60 @@ public class ConsoleAudit {
         LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(), outcome.label());
     }
 
+    /**
+     * Runs one bulk admin action: {@code perRow} on each of {@code rows} in turn, each through the single action's own
+     * conditional statement and given the cause naming this entry, then one audit entry for the whole action with
+     * each row's outcome ({@code console_audit_rows}). A row that throws is that row's failure, not the action's.
+     *
+     * @param matched how many rows matched the filter when the rows were taken (more than {@code rows} when capped)
+     */
+    BulkActions.Done performBulk(BulkActions.Action action, String filter, String reason, List<Long> rows, int matched,
+                                 BiFunction<Long, Cause, ActionResult> perRow) {
+        long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
+                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
+        List<BulkActions.RowOutcome> outcomes = new ArrayList<>(rows.size());
+        for (long row : rows) {
+            ActionResult result;
+            try {
+                result = perRow.apply(row, Cause.admin(auditId));
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "bulk console action %s on %s %d failed", action.auditName(), action.targetType(), row);
+                result = new ActionResult(AuditOutcome.FAILED, null, describe(e));
+            }
+            outcomes.add(new BulkActions.RowOutcome(row, BulkActions.RowOutcome.label(result.outcome()), result.detail()));
+        }
+        BulkActions.Done done = new BulkActions.Done(auditId, action, matched, outcomes);
+        QuarkusTransaction.requiringNew().run(() -> {
+            insertEntry(auditId, action.auditName(), action.targetType() + "s", filter, reason, done.outcome(),
+                    done.summary());
+            em.unwrap(Session.class).doWork(connection -> {
+                try (PreparedStatement insert = connection.prepareStatement(
+                        "INSERT INTO console_audit_rows (audit_id, target_id, outcome, detail) VALUES (?, ?, ?, ?)")) {
+                    for (BulkActions.RowOutcome outcome : outcomes) {
+                        insert.setLong(1, auditId);
+                        insert.setString(2, String.valueOf(outcome.id()));
+                        insert.setString(3, outcome.outcome());
+                        insert.setString(4, shortened(outcome.detail(), MAX_DETAIL_LENGTH));
+                        insert.addBatch();
+                    }
+                    insert.executeBatch();
+                }
+            });
+        });
+        LOG.infof("bulk console action %s on %d of %d %ss (%s) by %s: %s", action.auditName(), rows.size(), matched,
+                action.targetType(), filter, actor(), done.summary());
+        return done;
+    }
+
     private void write(long auditId, String action, String targetType, String targetId, String reason,
                        AuditOutcome outcome, String detail) {
-        String shortDetail = shortened(detail, MAX_DETAIL_LENGTH);
-        String shortReason = shortened(reason, MAX_REASON_LENGTH);
-        QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery("""
+        QuarkusTransaction.requiringNew().run(() -> insertEntry(auditId, action, targetType, targetId, reason, outcome,
+                detail));
+    }
+
+    private void insertEntry(long auditId, String action, String targetType, String targetId, String reason,
+                             AuditOutcome outcome, String detail) {
+        em.createNativeQuery("""
                         INSERT INTO console_audit (id, at, actor, action, target_type, target_id, reason, outcome, detail)
                         VALUES (:id, :at, :actor, :action, :targetType, :targetId, :reason, :outcome, :detail)""")
                 .unwrap(NativeQuery.class)
@@ -89,10 +144,10 @@ public class ConsoleAudit {
                 .setParameter("action", action)
                 .setParameter("targetType", targetType)
                 .setParameter("targetId", targetId)
-                .setParameter("reason", shortReason, StandardBasicTypes.STRING)
+                .setParameter("reason", shortened(reason, MAX_REASON_LENGTH), StandardBasicTypes.STRING)
                 .setParameter("outcome", outcome.label())
-                .setParameter("detail", shortDetail, StandardBasicTypes.STRING)
-                .executeUpdate());
+                .setParameter("detail", shortened(detail, MAX_DETAIL_LENGTH), StandardBasicTypes.STRING)
+                .executeUpdate();
     }
 
     private static String shortened(String text, int maxLength) {

@@ -5,15 +5,20 @@ import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.util.List;
 import java.util.Optional;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
-/** {@code /console/audit}: every admin action taken in the console, newest first. */
+/**
+ * {@code /console/audit}: every admin action taken in the console, newest first; {@code /console/audit/{id}}: one
+ * entry, with every row of a bulk action and how it ended there.
+ */
 @RegisterForReflection
 @Path("/console/audit")
 @Produces(MediaType.TEXT_HTML)
@@ -23,6 +28,8 @@ public class ConsoleAuditResource {
     @CheckedTemplate
     static class Templates {
         static native TemplateInstance audit(KeysetPage<AuditLog.Entry> page, Pager pager);
+
+        static native TemplateInstance entry(AuditLog.Entry entry, List<AuditLog.Row> rows);
     }
 
     private final AuditLog log;
@@ -39,5 +46,14 @@ public class ConsoleAuditResource {
         }
         KeysetPage<AuditLog.Entry> page = log.list(position);
         return HtmlResponses.page(200, Templates.audit(page, Pager.of("/console/audit", position.isPresent(), page.next())));
+    }
+
+    @GET
+    @Path("/{id}")
+    public TemplateInstance entry(@PathParam("id") String id) {
+        long auditId = ConsoleRequestRejected.id(id, "audit entry");
+        AuditLog.Entry entry = log.entry(auditId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+                "There is no audit entry " + auditId + "."));
+        return Templates.entry(entry, log.rows(entry));
     }
 }

@@ -4,6 +4,7 @@ import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -60,12 +61,13 @@ public class ConsoleJobsResource {
     @Path("/{job}/run")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
-    public Response runNow(@PathParam("job") String job) {
+    public Response runNow(@PathParam("job") String job, @FormParam("reason") String typedReason) {
         if (!JobHistory.JOBS.contains(job)) {
             throw ConsoleRequestRejected.notFound("There is no job of that name; the jobs are "
                     + String.join(", ", JobHistory.JOBS) + ".");
         }
-        return audit.perform("run-now", "job", job, AdminNotice.JOB_FAILED, () -> launcher.runNow(job))
+        String reason = AdminReason.require(typedReason);
+        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, () -> launcher.runNow(job))
                 .seeOther(PAGE, job);
     }
 }

@@ -4,6 +4,7 @@ import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -59,12 +60,14 @@ public class ConsoleOutboxResource {
     @Path("/{id}/retry")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
-    public Response retryNow(@PathParam("id") String id) {
+    public Response retryNow(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long eventId = ConsoleRequestRejected.id(id, "outbox event");
+        String reason = AdminReason.require(typedReason);
         if (!backlog.exists(eventId)) {
             throw ConsoleRequestRejected.notFound("There is no outbox event " + eventId + ".");
         }
-        return audit.perform("retry-now", "outbox-event", String.valueOf(eventId), AdminNotice.OUTBOX_ACTION_FAILED,
+        return audit.perform("retry-now", "outbox-event", String.valueOf(eventId), reason,
+                AdminNotice.OUTBOX_ACTION_FAILED,
                 () -> backlog.retryNow(eventId)).seeOther(PAGE, String.valueOf(eventId));
     }
 }

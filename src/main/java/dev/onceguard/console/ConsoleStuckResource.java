@@ -2,10 +2,10 @@ package dev.onceguard.console;
 
 import dev.onceguard.platform.Cause;
 import io.quarkus.qute.CheckedTemplate;
-import dev.onceguard.platform.Cause;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -61,9 +61,10 @@ public class ConsoleStuckResource {
     @Path("/{id}/release")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
-    public Response release(@PathParam("id") String id) {
+    public Response release(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        return audit.perform("release", TARGET, String.valueOf(recordId), AdminNotice.OPERATION_ACTION_FAILED,
+        String reason = AdminReason.require(typedReason);
+        return audit.perform("release", TARGET, String.valueOf(recordId), reason, AdminNotice.OPERATION_ACTION_FAILED,
                 () -> stuck.release(recordId)).seeOther(PAGE, String.valueOf(recordId));
     }
 
@@ -71,9 +72,10 @@ public class ConsoleStuckResource {
     @Path("/{id}/reconcile")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
-    public Response sendToReconciliation(@PathParam("id") String id) {
+    public Response sendToReconciliation(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        return audit.performIdentified("send-to-reconciliation", TARGET, String.valueOf(recordId),
+        String reason = AdminReason.require(typedReason);
+        return audit.performIdentified("send-to-reconciliation", TARGET, String.valueOf(recordId), reason,
                 AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.sendToReconciliation(recordId, Cause.admin(auditId)))
                 .seeOther(PAGE, String.valueOf(recordId));
     }

@@ -5,6 +5,7 @@ import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -82,12 +83,13 @@ public class ConsoleWebhooksResource {
     @Path("/{id}/reprocess")
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
-    public Response reprocess(@PathParam("id") String id) {
+    public Response reprocess(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long eventId = ConsoleRequestRejected.id(id, "webhook event");
+        String reason = AdminReason.require(typedReason);
         if (!events.exists(eventId)) {
             throw ConsoleRequestRejected.notFound("There is no webhook event " + eventId + " in the inbox.");
         }
-        return audit.performIdentified("reprocess", "webhook-event", String.valueOf(eventId),
+        return audit.performIdentified("reprocess", "webhook-event", String.valueOf(eventId), reason,
                 AdminNotice.WEBHOOK_FAILED_AGAIN, auditId -> events.reprocess(eventId, Cause.admin(auditId)))
                 .seeOther(PAGE, String.valueOf(eventId));
     }

@@ -70,10 +70,11 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
 
     /**
      * One accepted state change and its cause ({@link dev.onceguard.platform.Cause}): {@code causeRef} names the
-     * request, webhook event, job run or audit entry; {@code eventType} is the webhook event's type when known.
+     * request, webhook event, job run or audit entry; {@code eventType} is the webhook event's type when known;
+     * {@code admin} who acted and why, when an admin action caused it.
      */
     public record Transition(String subjectType, String subjectId, String fromStatus, String toStatus, String cause,
-                             String causeRef, String eventType, Instant occurredAt) {
+                             String causeRef, String eventType, Instant occurredAt, AdminAct admin) {
 
         /** The cause in plain words. */
         public String causeText() {
@@ -86,7 +87,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                 case Cause.RECONCILIATION -> "reconciliation, run" + ref;
                 case Cause.LEASE_RECOVERY -> "lease recovery, run" + ref;
                 case Cause.UNPAID_ORDER_EXPIRY -> "unpaid order expiry, run" + ref;
-                case Cause.ADMIN -> "admin action, audit entry" + ref;
+                case Cause.ADMIN -> "admin action, audit entry" + ref + (admin == null ? "" : ", " + admin.text());
                 case Cause.FULFILMENT -> "fulfilment after outbox event" + ref;
                 default -> cause + ref;
             };
@@ -99,15 +100,16 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
                 case Cause.RECONCILIATION -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.RECONCILIATION;
                 case Cause.LEASE_RECOVERY -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.LEASE_RECOVERY;
                 case Cause.UNPAID_ORDER_EXPIRY -> "/console/jobs?job=" + dev.onceguard.platform.Jobs.UNPAID_ORDER_EXPIRY;
-                case Cause.ADMIN -> "/console/audit";
+                case Cause.ADMIN -> causeRef == null ? "/console/audit" : "/console/audit/" + causeRef;
                 case Cause.FULFILMENT -> ConsoleLinks.search("#" + causeRef);
                 default -> null;
             };
         }
     }
 
+    /** @param queuedAgain the latest admin "retry now" that queued it again, alone or in bulk; null when none did */
     public record OutboxEvent(long id, String eventType, String status, int attempts, String lastError,
-                              Instant createdAt, Instant processedAt) {
+                              Instant createdAt, Instant processedAt, AdminAct queuedAgain, Long queuedAgainAuditId) {
 
         public String statusClass() {
             return StatusBadges.outboxEvent(status, attempts);

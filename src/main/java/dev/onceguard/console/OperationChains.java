@@ -241,15 +241,20 @@ public class OperationChains {
         Map<String, String> eventTypes = new HashMap<>();
         webhookEvents.forEach(event -> eventTypes.put(event.eventId(), event.eventType()));
         return reads.list("""
-                        SELECT subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at
-                          FROM state_transitions
-                         WHERE (subject_type = 'order' AND subject_id = ?)
-                            OR (subject_type = 'payment' AND subject_id = ANY(?))
-                         ORDER BY occurred_at, id""",
+                        SELECT t.subject_type, t.subject_id, t.from_status, t.to_status, t.cause, t.cause_ref,
+                               t.occurred_at, a.actor AS admin_actor, a.reason AS admin_reason
+                          FROM state_transitions t
+                          LEFT JOIN console_audit a
+                            ON a.id = CASE WHEN t.cause = 'admin' AND t.cause_ref ~ '^[0-9]{1,18}$'
+                                           THEN t.cause_ref::bigint END
+                         WHERE (t.subject_type = 'order' AND t.subject_id = ?)
+                            OR (t.subject_type = 'payment' AND t.subject_id = ANY(?))
+                         ORDER BY t.occurred_at, t.id""",
                 row -> new Transition(row.getString("subject_type"), row.getString("subject_id"),
                         row.getString("from_status"), row.getString("to_status"), row.getString("cause"),
                         row.getString("cause_ref"), Cause.WEBHOOK.equals(row.getString("cause"))
-                        ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at")),
+                        ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at"),
+                        AdminAct.of(row.getString("admin_actor"), row.getString("admin_reason"))),
                 orderId, paymentIds(payments));
     }
 
@@ -259,11 +264,22 @@ public class OperationChains {
 
     private List<OutboxEvent> outboxEvents(String orderId) {
         return reads.list("""
-                        SELECT id, event_type, status, attempts, last_error, created_at, processed_at
-                          FROM outbox_events WHERE aggregate_type = 'order' AND aggregate_id = ? ORDER BY id""",
+                        SELECT o.id, o.event_type, o.status, o.attempts, o.last_error, o.created_at, o.processed_at,
+                               a.id AS audit_id, a.actor, a.reason
+                          FROM outbox_events o
+                          LEFT JOIN LATERAL (
+                                SELECT c.id, c.actor, c.reason, c.at FROM console_audit c
+                                 WHERE c.target_type = 'outbox-event' AND c.target_id = o.id::text AND c.outcome = 'done'
+                                UNION ALL
+                                SELECT c.id, c.actor, c.reason, c.at
+                                  FROM console_audit_rows r JOIN console_audit c ON c.id = r.audit_id
+                                 WHERE r.target_id = o.id::text AND c.target_type = 'outbox-events' AND r.outcome = 'acted'
+                                 ORDER BY at DESC LIMIT 1) a ON true
+                         WHERE o.aggregate_type = 'order' AND o.aggregate_id = ? ORDER BY o.id""",
                 row -> new OutboxEvent(row.getLong("id"), row.getString("event_type"), row.getString("status"),
                         row.getInt("attempts"), row.getString("last_error"), instant(row, "created_at"),
-                        instant(row, "processed_at")),
+                        instant(row, "processed_at"), AdminAct.of(row.getString("actor"), row.getString("reason")),
+                        row.getObject("audit_id", Long.class)),
                 orderId);
     }
 

@@ -140,7 +140,8 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
                     : "its " + move.eventType() + " webhook";
             case Cause.RECONCILIATION -> "reconciliation (run " + ref + ")";
             case Cause.LEASE_RECOVERY -> "lease recovery (run " + ref + ")";
-            case Cause.ADMIN -> "an admin's “send to reconciliation” (audit entry " + ref + ")";
+            case Cause.ADMIN -> "an admin's “send to reconciliation” (audit entry " + ref
+                    + (move.admin() == null ? "" : ", " + move.admin().text()) + ")";
             case Cause.PROVIDER_ANSWER -> "the provider's answer to request " + ref;
             default -> move.cause();
         };

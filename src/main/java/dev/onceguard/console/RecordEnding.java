@@ -79,7 +79,7 @@ public record RecordEnding(boolean recorded, String finishedBy, String finishedB
         return switch (finishedBy) {
             case "lease_recovery" -> "/console/jobs?job=" + Jobs.LEASE_RECOVERY;
             case "reconciliation" -> "/console/jobs?job=" + Jobs.RECONCILIATION;
-            case "admin" -> "/console/audit";
+            case "admin" -> finishedByRef == null ? "/console/audit" : "/console/audit/" + finishedByRef;
             default -> finishedByRef == null ? null : ConsoleLinks.search(finishedByRef);
         };
     }

@@ -58,7 +58,8 @@ public class WebhookEventPage {
     public record ReadBack(String sourceAddress, String status, String amount, String readBackError) {
     }
 
-    public record Page(Event event, String signatureScheme, List<Delivery> deliveries, About about, ReadBack readBack) {
+    public record Page(Event event, String signatureScheme, List<Delivery> deliveries, About about, ReadBack readBack,
+                       List<AuditLog.Taken> adminActions) {
 
         /** Deliveries counted before each one was logged (events older than the delivery log). */
         public int unlogged() {
@@ -68,10 +69,12 @@ public class WebhookEventPage {
 
     private final ConsoleReads reads;
     private final ObjectMapper json;
+    private final AuditLog audit;
 
-    public WebhookEventPage(ConsoleReads reads, ObjectMapper json) {
+    public WebhookEventPage(ConsoleReads reads, ObjectMapper json, AuditLog audit) {
         this.reads = reads;
         this.json = json;
+        this.audit = audit;
     }
 
     Optional<Page> load(long inboxId) {
@@ -87,7 +90,8 @@ public class WebhookEventPage {
                         instant(row, "last_delivered_at"), instant(row, "processed_at"),
                         shown(row.getString("payload"))),
                 inboxId).map(event -> new Page(event, signatureScheme(event.provider()), deliveries(inboxId),
-                about(event).orElse(null), readBack(event.payload())));
+                about(event).orElse(null), readBack(event.payload()),
+                audit.takenOf("webhook-event", String.valueOf(inboxId))));
     }
 
     private List<Delivery> deliveries(long inboxId) {

@@ -27,13 +27,15 @@ import static dev.onceguard.console.ConsoleClient.SUPPORT;
 import static dev.onceguard.console.ConsoleClient.form;
 import static dev.onceguard.console.ConsoleClient.page;
 import static dev.onceguard.console.ConsoleClient.post;
+import static dev.onceguard.console.ConsoleClient.postWithoutReason;
 import static dev.onceguard.console.ConsoleClient.postWithoutToken;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every admin action: refused to support (403) and to a form without its CSRF token, done for an admin with it, and
- * audited with the operator, the action, the target and the outcome, including when it is refused.
+ * Every admin action: refused to support (403), to a form without its CSRF token and to one without a reason (or with
+ * one over 500 characters), done for an admin with both, and audited with the operator, the action, the target, the
+ * reason and the outcome, including when it is refused.
  */
 @QuarkusTest
 class ConsoleAdminActionsTest {
@@ -141,6 +143,54 @@ class ConsoleAdminActionsTest {
         assertThat(text("SELECT detail FROM console_audit WHERE target_type = 'idempotency-record' AND target_id = '" + id
                 + "' ORDER BY id DESC LIMIT 1"))
                 .contains(paymentId).contains("SUCCEEDED");
+        assertThat(page(SUPPORT, "/console/orders/" + orderId).asString())
+                .as("the order's story names who sent the payment to reconciliation and why")
+                .contains("by admin, reason: " + ConsoleClient.REASON);
+    }
+
+    @Test
+    void theOrdersStoryNamesWhoQueuedItsDeadOutboxEventAgainAndWhy() {
+        String orderId = given().header("Authorization", TestTokens.bearer(TestTokens.newUser()))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).contentType("application/json").body(ORDER)
+                .post("/api/orders").then().statusCode(201).extract().path("orderId");
+        execute(db, """
+                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, status, attempts,
+                    next_attempt_at, last_error, created_at)
+                VALUES ('CONSOLE_TEST', 'order', ?, '{}', 'DEAD', 8, now(), 'license: timeout', now())""", orderId);
+        long id = count(db, "SELECT id FROM outbox_events WHERE aggregate_id = ? AND status = 'DEAD'", orderId);
+
+        post(ADMIN, "/console/outbox/" + id + "/retry", form(ADMIN, "/console/outbox?status=DEAD")).then().statusCode(303);
+
+        assertThat(page(SUPPORT, "/console/orders/" + orderId).asString())
+                .contains("queued again").contains("by admin, reason: " + ConsoleClient.REASON);
+    }
+
+    @Test
+    void theReasonIsKeptInTheAuditEntryAndShownOnTheAuditPage() {
+        long id = MachinerySeeds.processing(db, TestTokens.newUser(), "create-order", UUID.randomUUID().toString(),
+                "started", null, true);
+        String reason = "  customer <b>asked</b> to retry with the same key, ticket 4711  ";
+
+        post(ADMIN, "/console/stuck/" + id + "/release", form(ADMIN, "/console/stuck"), reason).then().statusCode(303);
+
+        assertThat(text("SELECT reason FROM console_audit WHERE target_type = 'idempotency-record' AND target_id = '"
+                + id + "'")).isEqualTo(reason.strip());
+        assertThat(page(SUPPORT, "/console/audit").asString())
+                .contains("customer &lt;b&gt;asked&lt;/b&gt; to retry with the same key, ticket 4711");
+        assertThat(page(SUPPORT, "/console/audit?format=csv").asString()).contains(reason.strip());
+    }
+
+    @Test
+    void aReasonOfExactly500CharactersIsKept() {
+        long id = MachinerySeeds.processing(db, TestTokens.newUser(), "create-order", UUID.randomUUID().toString(),
+                "started", null, true);
+
+        post(ADMIN, "/console/stuck/" + id + "/release", form(ADMIN, "/console/stuck"), "é".repeat(500))
+                .then().statusCode(303);
+
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE id = ?", id)).isZero();
+        assertThat(text("SELECT char_length(reason)::text FROM console_audit WHERE target_type = 'idempotency-record'"
+                + " AND target_id = '" + id + "'")).isEqualTo("500");
     }
 
     @Test
@@ -223,6 +273,8 @@ class ConsoleAdminActionsTest {
         assertThat(text("SELECT status FROM payments WHERE payment_id = '" + payment.paymentId() + "'"))
                 .isEqualTo("SUCCEEDED");
         assertThat(lastAudit("webhook-event", id)).isEqualTo("admin reprocess webhook-event " + id + " done");
+        assertThat(page(SUPPORT, "/console/webhooks/" + id).asString()).as("who reprocessed the event and why")
+                .contains("admin, reprocess: " + ConsoleClient.REASON);
 
         Response again = post(ADMIN, path, form(ADMIN, "/console/webhooks"));
 
@@ -323,7 +375,8 @@ class ConsoleAdminActionsTest {
     }
 
     /**
-     * Support (403) and a form without its token (the CSRF extension's 400) change nothing and leave no audit row.
+     * Support (403), a form without its token (the CSRF extension's 400) and a form without a usable reason (400, saying
+     * so) change nothing and leave no audit row.
      */
     private void assertRefusedToSupportAndWithoutToken(String page, String path, String targetType, long target,
                                                        String stateQuery) {
@@ -336,6 +389,17 @@ class ConsoleAdminActionsTest {
         assertThat(support.statusCode()).isEqualTo(403);
         assertThat(forged.statusCode()).isEqualTo(400);
         assertThat(wrongToken.statusCode()).isEqualTo(400);
+        Response noReason = postWithoutReason(ADMIN, path, form(ADMIN, page));
+        Response blankReason = post(ADMIN, path, form(ADMIN, page), "   ");
+        Response longReason = post(ADMIN, path, form(ADMIN, page), "x".repeat(501));
+        Response nulReason = post(ADMIN, path, form(ADMIN, page), "a\u0000b");
+        assertThat(noReason.statusCode()).isEqualTo(400);
+        assertThat(noReason.asString()).contains("Every admin action needs a reason").contains("Nothing was done.");
+        assertThat(blankReason.statusCode()).isEqualTo(400);
+        assertThat(blankReason.asString()).contains("Every admin action needs a reason");
+        assertThat(longReason.statusCode()).isEqualTo(400);
+        assertThat(longReason.asString()).contains("A reason is at most 500 characters; this one has 501");
+        assertThat(nulReason.statusCode()).isEqualTo(400);
         assertThat(text(stateQuery)).isEqualTo(before);
         assertThat(count(db, "SELECT count(*) FROM console_audit WHERE target_type = ? AND target_id = ?", targetType,
                 String.valueOf(target))).isZero();

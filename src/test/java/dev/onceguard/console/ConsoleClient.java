@@ -17,6 +17,9 @@ final class ConsoleClient {
     static final String ADMIN = "admin";
     static final String CSRF_COOKIE = "onceguard-csrf";
     static final String CSRF_FIELD = "csrf-token";
+    static final String REASON_FIELD = "reason";
+    /** The reason the tests give for an admin action when the reason is not what they are about. */
+    static final String REASON = "ticket 4711: the customer asked us to check";
     private static final Map<String, String> PASSWORDS = Map.of(SUPPORT, "support-password", ADMIN, "admin-password");
     private static final Pattern HIDDEN_TOKEN = Pattern.compile("name=\"" + CSRF_FIELD + "\" value=\"([^\"]+)\"");
 
@@ -63,8 +66,24 @@ final class ConsoleClient {
         return signIn.cookies();
     }
 
-    /** Posts an admin action's form the way the page's own form would. */
+    /** Posts an admin action's form the way the page's own form would, with a reason. */
     static Response post(String user, String path, Form form) {
+        return post(user, path, form, REASON);
+    }
+
+    /** Posts an admin action's form with {@code reason} as its reason field. */
+    static Response post(String user, String path, Form form, String reason) {
+        return post(user, path, form, reason, Map.of());
+    }
+
+    /** Posts an admin action's form with {@code reason} and the form's hidden {@code fields} (a bulk action's filter). */
+    static Response post(String user, String path, Form form, String reason, Map<String, String> fields) {
+        return as(user).cookie(CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
+                .formParam(CSRF_FIELD, form.token()).formParam(REASON_FIELD, reason).formParams(fields).post(path);
+    }
+
+    /** Posts an admin action's form with no reason field at all. */
+    static Response postWithoutReason(String user, String path, Form form) {
         return as(user).cookie(CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
                 .formParam(CSRF_FIELD, form.token()).post(path);
     }

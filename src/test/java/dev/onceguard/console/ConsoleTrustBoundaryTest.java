@@ -171,7 +171,8 @@ class ConsoleTrustBoundaryTest {
         ConsoleClient.Form form = ConsoleClient.form(ConsoleClient.ADMIN, "/console/jobs");
         ConsoleClient.as(ConsoleClient.ADMIN).header("Origin", self).header("Sec-Fetch-Site", "same-origin")
                 .cookie(ConsoleClient.CSRF_COOKIE, form.cookie()).contentType("application/x-www-form-urlencoded")
-                .formParam(ConsoleClient.CSRF_FIELD, form.token()).post(job).then().statusCode(303);
+                .formParam(ConsoleClient.CSRF_FIELD, form.token()).formParam(ConsoleClient.REASON_FIELD, ConsoleClient.REASON)
+                .post(job).then().statusCode(303);
     }
 
     /** A hostile page cannot sign the victim's browser in as the attacker: the sign-in form checks the origin too. */

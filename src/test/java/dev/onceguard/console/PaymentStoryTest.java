@@ -214,12 +214,13 @@ class PaymentStoryTest {
 
         String html = page("/console/operations/" + recordId, 200);
         assertThat(verdict(html)).containsPattern("The provider did not answer in time; the payment was UNKNOWN for "
-                + "\\d+ s until an admin\\S+ “send to reconciliation” \\(audit entry " + auditId + "\\) settled it: one charge.");
+                + "\\d+ s until an admin\\S+ “send to reconciliation” \\(audit entry " + auditId + ", by admin, reason: "
+                + ConsoleClient.REASON + "\\) settled it: one charge.");
         assertThat(html).contains("Request req-seed answered 202 UNKNOWN after 2.0 s")
                 .contains("The client was answered 202 UNKNOWN after 2.0 s; an admin action (audit entry " + auditId
                         + ") finished the operation.")
-                .contains("admin action, audit entry " + auditId)
-                .contains("href=\"/console/audit\"");
+                .contains("admin action, audit entry " + auditId + ", by admin, reason: " + ConsoleClient.REASON)
+                .contains("href=\"/console/audit/" + auditId + "\"");
     }
 
     @Test

@@ -143,9 +143,14 @@ class ConsoleBrowserTest {
             Locator release = page.getByRole(AriaRole.BUTTON,
                     new Page.GetByRoleOptions().setName("Release operation " + recordId).setExact(true));
             assertThat(release).isVisible();
+            Locator reason = page.getByRole(AriaRole.TEXTBOX,
+                    new Page.GetByRoleOptions().setName("Reason: Release operation " + recordId).setExact(true));
 
-            assertThat(tabsUntilFocused(page, release, 80)).as("Tab presses from the top of the page to the Release button")
+            assertThat(tabsUntilFocused(page, reason, 80)).as("Tab presses from the top of the page to the reason field")
                     .isLessThanOrEqualTo(80);
+            page.keyboard().type("customer asked to pay again with the same key");
+            page.keyboard().press("Tab");
+            assertThat(release).isFocused();
             screenshot(page, "stuck-release-focused");
 
             page.onDialog(dialog -> {
@@ -164,6 +169,7 @@ class ConsoleBrowserTest {
             Locator newest = page.locator("tbody tr").first();
             assertThat(newest).containsText("admin");
             assertThat(newest).containsText("release");
+            assertThat(newest).containsText("customer asked to pay again with the same key");
             assertThat(newest).containsText(String.valueOf(recordId));
             assertThat(newest).containsText("done");
             screenshot(page, "audit");

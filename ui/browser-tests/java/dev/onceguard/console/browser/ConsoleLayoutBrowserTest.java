@@ -189,6 +189,8 @@ class ConsoleLayoutBrowserTest {
         pages.put("outbox", "console/outbox");
         pages.put("jobs", "console/jobs");
         pages.put("audit", "console/audit");
+        pages.put("bulk preview", "console/bulk/stuck/reconcile");
+        pages.put("bulk preview, nothing matching", "console/bulk/webhooks/reprocess?status=FAILED&provider=none");
 
         List<String> faults = new ArrayList<>();
         int[] copyButtons = {0};
