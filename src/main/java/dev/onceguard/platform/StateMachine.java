@@ -48,7 +48,8 @@ public final class StateMachine<S extends Enum<S>> {
     }
 
     /**
-     * Moves the subject to {@code to} if the table allows it from its current state, inside the caller's transaction.
+     * Moves the subject to {@code to} if the table allows it from its current state, inside the caller's transaction,
+     * and records the move in {@code state_transitions} in the same statement.
      *
      * @return the state it moved from, or empty when the move was not allowed (already there, final, or stale)
      */
@@ -57,34 +58,27 @@ public final class StateMachine<S extends Enum<S>> {
         if (sources.isEmpty()) {
             return Optional.empty();
         }
-        List<?> previous = em.createNativeQuery("UPDATE " + table + " t SET status = :to, updated_at = :now"
-                        + " FROM (SELECT " + idColumn + ", status FROM " + table + " WHERE " + idColumn + " = :id FOR UPDATE) old"
+        List<?> previous = em.createNativeQuery("WITH old AS (SELECT " + idColumn + ", status FROM " + table
+                        + " WHERE " + idColumn + " = :id FOR UPDATE),"
+                        + " moved AS (UPDATE " + table + " t SET status = :to, updated_at = :now FROM old"
                         + " WHERE t." + idColumn + " = old." + idColumn + " AND old.status IN (:sources)"
-                        + " RETURNING old.status")
+                        + " RETURNING old.status AS from_status),"
+                        + " recorded AS (INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status,"
+                        + " cause, cause_ref, occurred_at) SELECT :type, :id, from_status, :to, :cause, :causeRef, :now"
+                        + " FROM moved)"
+                        + " SELECT from_status FROM moved")
+                .unwrap(NativeQuery.class)
                 .setParameter("to", to.name())
                 .setParameter("now", now)
                 .setParameter("id", id)
                 .setParameter("sources", sources.stream().map(Enum::name).toList())
+                .setParameter("type", subjectType)
+                .setParameter("cause", cause.kind())
+                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING)
                 .getResultList();
         if (previous.isEmpty()) {
             return Optional.empty();
         }
-        S from = Enum.valueOf(states, (String) previous.get(0));
-        recordTransition(em, id, from.name(), to.name(), cause, now);
-        return Optional.of(from);
-    }
-
-    private void recordTransition(EntityManager em, String id, String from, String to, Cause cause, Instant now) {
-        em.createNativeQuery("INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,"
-                        + " occurred_at) VALUES (:type, :id, :from, :to, :cause, :causeRef, :now)")
-                .unwrap(NativeQuery.class)
-                .setParameter("type", subjectType)
-                .setParameter("id", id)
-                .setParameter("from", from, StandardBasicTypes.STRING)
-                .setParameter("to", to)
-                .setParameter("cause", cause.kind())
-                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING)
-                .setParameter("now", now)
-                .executeUpdate();
+        return Optional.of(Enum.valueOf(states, (String) previous.get(0)));
     }
 }
