@@ -24,6 +24,14 @@ public final class StateMachine<S extends Enum<S>> {
     private final Class<S> states;
     private final Map<S, Set<S>> allowedMoves;
 
+    /**
+     * A write made only when a move is accepted, in the move's own statement (no round trip of its own): an INSERT or
+     * UPDATE that reads the accepted move from {@code moved} (one row, with {@code from_status}), and its named
+     * parameters, whose names must differ from the move's.
+     */
+    public record Consequence(String sql, Map<String, Object> parameters) {
+    }
+
     public StateMachine(String subjectType, String table, String idColumn, Class<S> states, Map<S, Set<S>> allowedMoves) {
         this.subjectType = subjectType;
         this.table = table;
@@ -49,16 +57,20 @@ public final class StateMachine<S extends Enum<S>> {
 
     /**
      * Moves the subject to {@code to} if the table allows it from its current state, inside the caller's transaction,
-     * and records the move in {@code state_transitions} in the same statement.
+     * and records the move in {@code state_transitions} and makes each of the {@code consequences} in the same statement.
      *
      * @return the state it moved from, or empty when the move was not allowed (already there, final, or stale)
      */
-    public Optional<S> move(EntityManager em, String id, S to, Cause cause, Instant now) {
+    public Optional<S> move(EntityManager em, String id, S to, Cause cause, Instant now, Consequence... consequences) {
         Set<S> sources = sourcesOf(to);
         if (sources.isEmpty()) {
             return Optional.empty();
         }
-        List<?> previous = em.createNativeQuery("WITH old AS (SELECT " + idColumn + ", status FROM " + table
+        StringBuilder consequent = new StringBuilder();
+        for (int i = 0; i < consequences.length; i++) {
+            consequent.append(", consequence").append(i).append(" AS (").append(consequences[i].sql()).append(')');
+        }
+        NativeQuery<?> query = em.createNativeQuery("WITH old AS (SELECT " + idColumn + ", status FROM " + table
                         + " WHERE " + idColumn + " = :id FOR UPDATE),"
                         + " moved AS (UPDATE " + table + " t SET status = :to, updated_at = :now FROM old"
                         + " WHERE t." + idColumn + " = old." + idColumn + " AND old.status IN (:sources)"
@@ -66,6 +78,7 @@ public final class StateMachine<S extends Enum<S>> {
                         + " recorded AS (INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status,"
                         + " cause, cause_ref, occurred_at) SELECT :type, :id, from_status, :to, :cause, :causeRef, :now"
                         + " FROM moved)"
+                        + consequent
                         + " SELECT from_status FROM moved")
                 .unwrap(NativeQuery.class)
                 .setParameter("to", to.name())
@@ -74,8 +87,11 @@ public final class StateMachine<S extends Enum<S>> {
                 .setParameter("sources", sources.stream().map(Enum::name).toList())
                 .setParameter("type", subjectType)
                 .setParameter("cause", cause.kind())
-                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING)
-                .getResultList();
+                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING);
+        for (Consequence consequence : consequences) {
+            consequence.parameters().forEach(query::setParameter);
+        }
+        List<?> previous = query.getResultList();
         if (previous.isEmpty()) {
             return Optional.empty();
         }
