@@ -1,11 +1,11 @@
 package dev.onceguard;
 
 import dev.onceguard.checkout.CatalogRows;
-import dev.onceguard.outbox.Outbox;
 import dev.onceguard.outbox.OutboxRelay;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.SqlRows;
+import dev.onceguard.platform.Timestamps;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -31,14 +32,12 @@ public class PaidOrders {
     public static final String COURSE = "p-220";
     public static final String KEYBOARD = "p-310";
 
-    private final Outbox outbox;
     private final OutboxRelay relay;
     private final Ids ids;
     private final CatalogRows catalog;
     private final SqlRows sql;
 
-    public PaidOrders(Outbox outbox, OutboxRelay relay, Ids ids, CatalogRows catalog, SqlRows sql) {
-        this.outbox = outbox;
+    public PaidOrders(OutboxRelay relay, Ids ids, CatalogRows catalog, SqlRows sql) {
         this.relay = relay;
         this.ids = ids;
         this.catalog = catalog;
@@ -67,11 +66,13 @@ public class PaidOrders {
         persistOrder(orderId, userId, productIds);
     }
 
-    /** An ORDER_PAID event alone; its order may not exist. */
-    @Transactional
+    /** An ORDER_PAID event alone, as the payment flow writes it; its order may not exist. */
     public void enqueueOrderPaid(String orderId, String userId) {
-        outbox.enqueue(OrderSettlement.ORDER_PAID, "order", orderId,
-                Map.of("orderId", orderId, "paymentId", ids.next("pay"), "userId", userId));
+        Instant now = Timestamps.now();
+        sql.update("""
+                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at)
+                VALUES (?, 'order', ?, jsonb_build_object('orderId', ?::text, 'paymentId', ?::text, 'userId', ?::text),
+                        ?, ?)""", OrderSettlement.ORDER_PAID, orderId, orderId, ids.next("pay"), userId, now, now);
     }
 
     /**

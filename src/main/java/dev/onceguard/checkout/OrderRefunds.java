@@ -31,11 +31,8 @@ public class OrderRefunds {
     /** @return whether the order became REFUNDED by this call */
     @Transactional(Transactional.TxType.MANDATORY)
     public boolean markRefunded(String orderId, String paymentId, String refundId, Cause cause, Instant at) {
-        if (OrderStates.MACHINE.move(em, orderId, Order.Status.REFUNDED, cause, at).isEmpty()) {
-            return false;
-        }
-        outbox.enqueue(ORDER_REFUNDED, "order", orderId, Map.of("orderId", orderId, "paymentId", paymentId,
-                "refundId", refundId));
-        return true;
+        return OrderStates.MACHINE.move(em, orderId, Order.Status.REFUNDED, cause, at,
+                outbox.enqueuedOnMove(ORDER_REFUNDED, "order", orderId, Map.of("orderId", orderId, "paymentId",
+                        paymentId, "refundId", refundId))).isPresent();
     }
 }

@@ -30,11 +30,8 @@ public class OrderSettlement {
     /** @return whether the order became PAID by this call */
     @Transactional(Transactional.TxType.MANDATORY)
     public boolean markPaid(String orderId, String paymentId, String userId, Cause cause, Instant at) {
-        if (OrderStates.MACHINE.move(em, orderId, Order.Status.PAID, cause, at).isEmpty()) {
-            return false;
-        }
-        outbox.enqueue(ORDER_PAID, "order", orderId, Map.of("orderId", orderId, "paymentId", paymentId,
-                "userId", userId));
-        return true;
+        return OrderStates.MACHINE.move(em, orderId, Order.Status.PAID, cause, at,
+                outbox.enqueuedOnMove(ORDER_PAID, "order", orderId, Map.of("orderId", orderId, "paymentId", paymentId,
+                        "userId", userId))).isPresent();
     }
 }

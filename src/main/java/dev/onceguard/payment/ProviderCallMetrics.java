@@ -1,5 +1,6 @@
 package dev.onceguard.payment;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CreateRefund;
 import dev.onceguard.payment.provider.ProviderRefund;
@@ -172,8 +173,8 @@ public class ProviderCallMetrics {
         }
 
         @Override
-        public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
-            return adapter.parseEvent(body);
+        public ProviderEvent parseEvent(JsonNode event) throws WebhookRejected {
+            return adapter.parseEvent(event);
         }
     }
 }

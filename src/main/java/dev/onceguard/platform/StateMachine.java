@@ -24,6 +24,14 @@ public final class StateMachine<S extends Enum<S>> {
     private final Class<S> states;
     private final Map<S, Set<S>> allowedMoves;
 
+    /**
+     * A write made only when a move is accepted, in the move's own statement (no round trip of its own): an INSERT or
+     * UPDATE that reads the accepted move from {@code moved} (one row, with {@code from_status}), and its named
+     * parameters, whose names must differ from the move's.
+     */
+    public record Consequence(String sql, Map<String, Object> parameters) {
+    }
+
     public StateMachine(String subjectType, String table, String idColumn, Class<S> states, Map<S, Set<S>> allowedMoves) {
         this.subjectType = subjectType;
         this.table = table;
@@ -48,43 +56,45 @@ public final class StateMachine<S extends Enum<S>> {
     }
 
     /**
-     * Moves the subject to {@code to} if the table allows it from its current state, inside the caller's transaction.
+     * Moves the subject to {@code to} if the table allows it from its current state, inside the caller's transaction,
+     * and records the move in {@code state_transitions} and makes each of the {@code consequences} in the same statement.
      *
      * @return the state it moved from, or empty when the move was not allowed (already there, final, or stale)
      */
-    public Optional<S> move(EntityManager em, String id, S to, Cause cause, Instant now) {
+    public Optional<S> move(EntityManager em, String id, S to, Cause cause, Instant now, Consequence... consequences) {
         Set<S> sources = sourcesOf(to);
         if (sources.isEmpty()) {
             return Optional.empty();
         }
-        List<?> previous = em.createNativeQuery("UPDATE " + table + " t SET status = :to, updated_at = :now"
-                        + " FROM (SELECT " + idColumn + ", status FROM " + table + " WHERE " + idColumn + " = :id FOR UPDATE) old"
+        StringBuilder consequent = new StringBuilder();
+        for (int i = 0; i < consequences.length; i++) {
+            consequent.append(", consequence").append(i).append(" AS (").append(consequences[i].sql()).append(')');
+        }
+        NativeQuery<?> query = em.createNativeQuery("WITH old AS (SELECT " + idColumn + ", status FROM " + table
+                        + " WHERE " + idColumn + " = :id FOR UPDATE),"
+                        + " moved AS (UPDATE " + table + " t SET status = :to, updated_at = :now FROM old"
                         + " WHERE t." + idColumn + " = old." + idColumn + " AND old.status IN (:sources)"
-                        + " RETURNING old.status")
+                        + " RETURNING old.status AS from_status),"
+                        + " recorded AS (INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status,"
+                        + " cause, cause_ref, occurred_at) SELECT :type, :id, from_status, :to, :cause, :causeRef, :now"
+                        + " FROM moved)"
+                        + consequent
+                        + " SELECT from_status FROM moved")
+                .unwrap(NativeQuery.class)
                 .setParameter("to", to.name())
                 .setParameter("now", now)
                 .setParameter("id", id)
                 .setParameter("sources", sources.stream().map(Enum::name).toList())
-                .getResultList();
+                .setParameter("type", subjectType)
+                .setParameter("cause", cause.kind())
+                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING);
+        for (Consequence consequence : consequences) {
+            consequence.parameters().forEach(query::setParameter);
+        }
+        List<?> previous = query.getResultList();
         if (previous.isEmpty()) {
             return Optional.empty();
         }
-        S from = Enum.valueOf(states, (String) previous.get(0));
-        recordTransition(em, id, from.name(), to.name(), cause, now);
-        return Optional.of(from);
-    }
-
-    private void recordTransition(EntityManager em, String id, String from, String to, Cause cause, Instant now) {
-        em.createNativeQuery("INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,"
-                        + " occurred_at) VALUES (:type, :id, :from, :to, :cause, :causeRef, :now)")
-                .unwrap(NativeQuery.class)
-                .setParameter("type", subjectType)
-                .setParameter("id", id)
-                .setParameter("from", from, StandardBasicTypes.STRING)
-                .setParameter("to", to)
-                .setParameter("cause", cause.kind())
-                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING)
-                .setParameter("now", now)
-                .executeUpdate();
+        return Optional.of(Enum.valueOf(states, (String) previous.get(0)));
     }
 }

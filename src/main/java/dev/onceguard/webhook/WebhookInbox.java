@@ -317,7 +317,9 @@ public class WebhookInbox {
         PaymentProvider adapter = providers.named(claimed.provider())
                 .orElseThrow(() -> new IllegalStateException("provider " + claimed.provider() + " is not enabled"));
         try {
-            return adapter.parseEvent(claimed.payload().getBytes(StandardCharsets.UTF_8));
+            return adapter.parseEvent(json.readTree(claimed.payload()));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the stored payload is not JSON", e);
         } catch (WebhookRejected e) {
             throw new IllegalStateException("the stored payload no longer parses: " + e.getMessage());
         }

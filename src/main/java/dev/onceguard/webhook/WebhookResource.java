@@ -1,5 +1,7 @@
 package dev.onceguard.webhook;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentProviders;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
@@ -19,6 +21,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -45,9 +48,11 @@ public class WebhookResource {
     private final WebhookInbox inbox;
     private final WebhookMetrics metrics;
     private final JsonRequests json;
+    private final ObjectMapper mapper;
 
     public WebhookResource(PaymentProviders providers, WebhookInbox inbox, WebhookMetrics metrics,
-                           JsonRequests json) {
+                           JsonRequests json, ObjectMapper mapper) {
+        this.mapper = mapper;
         this.providers = providers;
         this.inbox = inbox;
         this.metrics = metrics;
@@ -82,15 +87,15 @@ public class WebhookResource {
                     "The delivery is not authentic or too old: " + e.getMessage()));
         }
         // An authentic body that is not JSON is MALFORMED_JSON, one with a string PostgreSQL cannot store is
-        // VALIDATION_FAILED; only then is it read as the provider's event.
-        json.tree(bytes);
+        // VALIDATION_FAILED; only then is it read as the provider's event, from this one reading of it.
+        JsonNode tree = json.tree(bytes);
         byte[] kept;
         try {
             kept = provider.readBack(bytes, source);
         } catch (ReadBackFailed e) {
             return keptUnconfirmed(provider, e);
         }
-        ProviderEvent event = read(provider, kept);
+        ProviderEvent event = read(provider, kept == bytes ? tree : keptTree(provider, kept));
         DeliveryOutcome outcome = inbox.receive(provider.name(), event, kept);
         if (outcome == DeliveryOutcome.FAILED) {
             throw new ProblemException(Problem.of(500, "WEBHOOK_PROCESSING_FAILED", "Webhook processing failed",
@@ -113,7 +118,18 @@ public class WebhookResource {
                         + " it yet; deliver it again later."));
     }
 
-    private static ProviderEvent read(PaymentProvider provider, byte[] body) {
+    /** What a provider that reads a notification back (YooKassa) keeps instead of it, as JSON. */
+    private JsonNode keptTree(PaymentProvider provider, byte[] kept) {
+        try {
+            return mapper.readTree(kept);
+        } catch (IOException e) {
+            LOG.warnf("webhook %s: what the read-back kept is not JSON", provider.name());
+            throw new ProblemException(Problem.of(400, "WEBHOOK_EVENT_INVALID", "Webhook event invalid",
+                    "The event could not be read: the body is not JSON"));
+        }
+    }
+
+    private static ProviderEvent read(PaymentProvider provider, JsonNode body) {
         try {
             ProviderEvent event = provider.parseEvent(body);
             if (event.eventId() == null || event.eventId().isBlank() || event.type() == null) {

@@ -1,7 +1,6 @@
 package dev.onceguard.webhook;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CreateRefund;
 import dev.onceguard.payment.provider.ProviderRefund;
@@ -15,7 +14,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -36,7 +34,6 @@ public class TestPayProvider implements PaymentProvider {
     public static final String NAME = "testpay";
     static final String SECRET = "testpay-webhook-secret";
     private static final long TOLERANCE_SECONDS = 300;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
     public String name() {
@@ -92,9 +89,8 @@ public class TestPayProvider implements PaymentProvider {
     }
 
     @Override
-    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
+    public ProviderEvent parseEvent(JsonNode event) throws WebhookRejected {
         try {
-            JsonNode event = JSON.readTree(body);
             if (event == null || !event.path("id").isTextual() || !event.path("type").isTextual()) {
                 throw new WebhookRejected("not a testpay event");
             }
@@ -104,7 +100,7 @@ public class TestPayProvider implements PaymentProvider {
                     event.path("payment").asText(null), status,
                     event.path("amount").isTextual() ? new BigDecimal(event.get("amount").asText()) : null,
                     event.path("currency").asText(null), null);
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
             throw new WebhookRejected("not a testpay event");
         }
     }

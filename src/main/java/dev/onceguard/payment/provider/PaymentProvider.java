@@ -1,5 +1,7 @@
 package dev.onceguard.payment.provider;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import java.util.Map;
 import java.util.Optional;
 
@@ -63,9 +65,10 @@ public interface PaymentProvider {
 
     /**
      * What the inbox keeps of an authentic delivery, and what {@link #parseEvent} then reads. A signed event is kept as
-     * received (this default). A notification that is only a hint (YooKassa's) is confirmed by reading its object back
-     * through the provider's API: the notification, its source address and the API's answer are kept together, and the
-     * event is read from the API's answer, never from the notification.
+     * received (this default, which returns the very array it was given, so that the caller reads it only once). A
+     * notification that is only a hint (YooKassa's) is confirmed by reading its object back through the provider's
+     * API: the notification, its source address and the API's answer are kept together, and the event is read from
+     * the API's answer, never from the notification.
      *
      * @throws ReadBackFailed when the API did not confirm the notification: it is kept as failed and applied again
      */
@@ -73,6 +76,9 @@ public interface PaymentProvider {
         return body;
     }
 
-    /** Reads an authentic delivery's body into the facts onceguard acts on. */
-    ProviderEvent parseEvent(byte[] body) throws WebhookRejected;
+    /**
+     * Reads an authentic delivery (what {@link #readBack} kept, already read as JSON by the caller, which reads each
+     * body once) into the facts onceguard acts on.
+     */
+    ProviderEvent parseEvent(JsonNode event) throws WebhookRejected;
 }

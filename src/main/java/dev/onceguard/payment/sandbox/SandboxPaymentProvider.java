@@ -3,7 +3,6 @@ package dev.onceguard.payment.sandbox;
 import dev.onceguard.sandbox.SandboxWebhookSecret;
 import dev.onceguard.platform.StandardWebhooksSignature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CreateRefund;
@@ -25,7 +24,6 @@ import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
 import org.jboss.logging.Logger;
 
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,16 +56,13 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     private final SandboxConfig sandbox;
     private final PaymentsConfig payments;
     private final SandboxWebhookSecret secret;
-    private final ObjectMapper json;
     private volatile SandboxApi api;
     private volatile SandboxRefundsApi refundsApi;
 
-    public SandboxPaymentProvider(SandboxConfig sandbox, PaymentsConfig payments, SandboxWebhookSecret secret,
-                                  ObjectMapper json) {
+    public SandboxPaymentProvider(SandboxConfig sandbox, PaymentsConfig payments, SandboxWebhookSecret secret) {
         this.sandbox = sandbox;
         this.payments = payments;
         this.secret = secret;
-        this.json = json;
     }
 
     @Override
@@ -145,13 +140,7 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     }
 
     @Override
-    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
-        JsonNode event;
-        try {
-            event = json.readTree(body);
-        } catch (IOException e) {
-            throw new WebhookRejected("sandbox event is not JSON");
-        }
+    public ProviderEvent parseEvent(JsonNode event) throws WebhookRejected {
         if (event == null || !event.isObject()) {
             throw new WebhookRejected("sandbox event is not a JSON object");
         }

@@ -254,13 +254,7 @@ public class StripePaymentProvider implements PaymentProvider {
 
     /** A Stripe event; the {@code payment_intent.*} types onceguard acts on carry the PaymentIntent as data.object. */
     @Override
-    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
-        JsonNode event;
-        try {
-            event = JSON.readTree(body);
-        } catch (IOException e) {
-            throw new WebhookRejected("the body is not JSON");
-        }
+    public ProviderEvent parseEvent(JsonNode event) throws WebhookRejected {
         if (event == null || !event.isObject() || !event.path("id").isTextual() || !event.path("type").isTextual()) {
             throw new WebhookRejected("the body is not a Stripe event");
         }

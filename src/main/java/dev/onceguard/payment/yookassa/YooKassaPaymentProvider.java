@@ -303,13 +303,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
      * nothing the API does not say. A payment notification kept without a read-back is not applied.
      */
     @Override
-    public ProviderEvent parseEvent(byte[] body) throws WebhookRejected {
-        JsonNode kept;
-        try {
-            kept = JSON.readTree(body);
-        } catch (IOException e) {
-            throw new WebhookRejected("the body is not JSON");
-        }
+    public ProviderEvent parseEvent(JsonNode kept) throws WebhookRejected {
         ProviderEvent hint = hint(kept == null ? null : kept.path("notification"))
                 .orElseThrow(() -> new WebhookRejected("the body is not a YooKassa notification"));
         boolean aboutPayment = hint.type().startsWith("payment.");

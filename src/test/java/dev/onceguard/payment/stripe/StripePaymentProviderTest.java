@@ -1,5 +1,7 @@
 package dev.onceguard.payment.stripe;
 
+import java.io.UncheckedIOException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -25,6 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The Stripe adapter against a local stub of the Stripe API and Stripe-shaped events; never the network. */
 class StripePaymentProviderTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String API_KEY = "sk_test_51Hs0mEkeyNeverLogged";
     private static final String SECRET = "whsec_test_endpoint_secret";
@@ -134,7 +138,7 @@ class StripePaymentProviderTest {
         String body = StripeEvents.event("evt_1Meta", "payment_intent.succeeded",
                 StripeEvents.paymentIntent("pi_meta", "succeeded", 150000, "rub"));
 
-        ProviderEvent event = provider.parseEvent(body.getBytes(StandardCharsets.UTF_8));
+        ProviderEvent event = parsed(body.getBytes(StandardCharsets.UTF_8));
 
         assertThat(event.providerIdempotencyKey()).isEqualTo("onceguard-pay_1");
         assertThat(event.paymentId()).isEqualTo("pay_1");
@@ -298,7 +302,7 @@ class StripePaymentProviderTest {
     // ---- events ----
 
     private ProviderEvent parse(String body) throws WebhookRejected {
-        return provider.parseEvent(body.getBytes(StandardCharsets.UTF_8));
+        return parsed(body.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -337,10 +341,18 @@ class StripePaymentProviderTest {
 
     @Test
     void bodiesThatAreNotStripeEventsAreRejected() {
-        assertThatThrownBy(() -> parse("{\"id\":\"evt_1\",")).isInstanceOf(WebhookRejected.class);
         assertThatThrownBy(() -> parse("[1,2]")).isInstanceOf(WebhookRejected.class);
         assertThatThrownBy(() -> parse("{\"id\":\"evt_1\"}")).isInstanceOf(WebhookRejected.class);
         assertThatThrownBy(() -> parse(StripeEvents.event("evt_1", "payment_intent.succeeded", "{\"object\":\"charge\"}")))
                 .isInstanceOf(WebhookRejected.class);
+    }
+
+    /** The event in {@code body}, read as JSON first as the webhook resource does. */
+    private ProviderEvent parsed(byte[] body) throws WebhookRejected {
+        try {
+            return provider.parseEvent(JSON.readTree(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -1,5 +1,8 @@
 package dev.onceguard.payment.stripe;
 
+import dev.onceguard.payment.provider.WebhookRejected;
+import java.io.UncheckedIOException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.provider.CreateRefund;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -21,6 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The Stripe adapter's refunds against the local Stripe stub, with the requests it records; never the network. */
 class StripeRefundsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String API_KEY = "sk_test_51Hs0mEkeyNeverLogged";
 
@@ -101,7 +106,7 @@ class StripeRefundsTest {
     void refundEventsCarryTheRefundAndItsPayment() throws Exception {
         for (String type : new String[] {"refund.updated", "refund.failed"}) {
             String status = type.equals("refund.failed") ? "failed" : "succeeded";
-            ProviderEvent event = provider.parseEvent(StripeEvents.event("evt_r", type, refund("re_4", status, 50000))
+            ProviderEvent event = parsed(StripeEvents.event("evt_r", type, refund("re_4", status, 50000))
                     .getBytes(StandardCharsets.UTF_8));
 
             assertThat(event.status()).isNull();
@@ -110,16 +115,25 @@ class StripeRefundsTest {
                     type.equals("refund.failed") ? RefundStatus.FAILED : RefundStatus.SUCCEEDED,
                     new BigDecimal("500.00"), "RUB"));
         }
-        ProviderEvent chargeRefunded = provider.parseEvent(StripeEvents.event("evt_c", "charge.refunded",
+        ProviderEvent chargeRefunded = parsed(StripeEvents.event("evt_c", "charge.refunded",
                 "{\"id\":\"ch_1\",\"object\":\"charge\",\"payment_intent\":\"pi_3MtwBw\",\"amount_refunded\":50000,"
                         + "\"refunds\":{\"object\":\"list\",\"data\":[" + refund("re_5", "succeeded", 50000) + "]}}")
                 .getBytes(StandardCharsets.UTF_8));
-        ProviderEvent chargeWithoutRefunds = provider.parseEvent(StripeEvents.event("evt_d", "charge.refunded",
+        ProviderEvent chargeWithoutRefunds = parsed(StripeEvents.event("evt_d", "charge.refunded",
                 "{\"id\":\"ch_1\",\"object\":\"charge\",\"payment_intent\":\"pi_3MtwBw\",\"amount_refunded\":50000}")
                 .getBytes(StandardCharsets.UTF_8));
 
         assertThat(chargeRefunded.refund().providerRefundId()).isEqualTo("re_5");
         assertThat(chargeWithoutRefunds.refund()).isNull();
         assertThat(chargeWithoutRefunds.status()).isNull();
+    }
+
+    /** The event in {@code body}, read as JSON first as the webhook resource does. */
+    private ProviderEvent parsed(byte[] body) throws WebhookRejected {
+        try {
+            return provider.parseEvent(JSON.readTree(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

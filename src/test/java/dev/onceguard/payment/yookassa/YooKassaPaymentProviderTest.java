@@ -1,5 +1,6 @@
 package dev.onceguard.payment.yookassa;
 
+import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -191,7 +192,7 @@ class YooKassaPaymentProviderTest {
         yookassa.settle(id, "canceled");
 
         byte[] kept = provider.readBack(notification("payment.succeeded", id), FROM_YOOKASSA);
-        ProviderEvent event = provider.parseEvent(kept);
+        ProviderEvent event = parsed(kept);
 
         assertThat(event.eventId()).isEqualTo("payment.succeeded:" + id);
         assertThat(event.type()).isEqualTo("payment.succeeded");
@@ -223,7 +224,7 @@ class YooKassaPaymentProviderTest {
                 .isInstanceOfSatisfying(ReadBackFailed.class, e -> {
                     assertThat(e.hint().eventId()).isEqualTo("payment.succeeded:" + id);
                     assertThat(e.getMessage()).contains("pending");
-                    assertThatThrownBy(() -> provider.parseEvent(e.kept())).isInstanceOf(WebhookRejected.class);
+                    assertThatThrownBy(() -> parsed(e.kept())).isInstanceOf(WebhookRejected.class);
                 });
         yookassa.answer((request, stub) -> YooKassaStub.Reply.json(500,
                 YooKassaStub.shape("error-internal-server-error.json").toString()));
@@ -256,7 +257,7 @@ class YooKassaPaymentProviderTest {
         String refundId = refundAtYooKassa(paid);
 
         byte[] kept = provider.readBack(refundNotification(refundId, paid, "1500.00"), FROM_YOOKASSA);
-        ProviderEvent event = provider.parseEvent(kept);
+        ProviderEvent event = parsed(kept);
 
         assertThat(yookassa.requests).filteredOn(r -> r.method().equals("GET")
                 && r.path().equals("/v3/refunds/" + refundId)).hasSize(1);
@@ -276,7 +277,7 @@ class YooKassaPaymentProviderTest {
         String refundId = refundAtYooKassa(paid);
 
         yookassa.settleRefund(refundId, "canceled");
-        ProviderEvent canceled = provider.parseEvent(provider.readBack(refundNotification(refundId, paid, "600.00"),
+        ProviderEvent canceled = parsed(provider.readBack(refundNotification(refundId, paid, "600.00"),
                 FROM_YOOKASSA));
         assertThat(canceled.refund().status()).isEqualTo(RefundStatus.FAILED);
 
@@ -290,7 +291,7 @@ class YooKassaPaymentProviderTest {
     void aBodyThatIsNotANotificationIsRefused() throws Exception {
         byte[] kept = provider.readBack("{\"event\":\"payment.succeeded\"}".getBytes(StandardCharsets.UTF_8), FROM_YOOKASSA);
 
-        assertThatThrownBy(() -> provider.parseEvent(kept)).isInstanceOf(WebhookRejected.class);
+        assertThatThrownBy(() -> parsed(kept)).isInstanceOf(WebhookRejected.class);
         assertThat(yookassa.requests).isEmpty();
     }
 
@@ -319,5 +320,14 @@ class YooKassaPaymentProviderTest {
                 "RUB", "ref_02JD", "pay_01JD"));
         assertThat(tooMuch).isEqualTo(new ProviderRefund(null, RefundStatus.FAILED));
         assertThat(yookassa.refundsOf(paid)).isEqualTo(1);
+    }
+
+    /** The event in {@code body}, read as JSON first as the webhook resource does. */
+    private ProviderEvent parsed(byte[] body) throws WebhookRejected {
+        try {
+            return provider.parseEvent(JSON.readTree(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
