@@ -137,6 +137,18 @@ class ChartTest {
     }
 
     @Test
+    void theOpenApiDocumentNamesTheIngressHostAsItsServer() {
+        Map<String, JsonNode> plain = HelmChart.render(Map.of("ingress.enabled", "true",
+                "ingress.host", "shop.example.org")).env();
+        Map<String, JsonNode> tls = HelmChart.render(Map.of("ingress.enabled", "true", "ingress.host", "shop.example.org",
+                "ingress.tls[0].hosts[0]", "shop.example.org", "ingress.tls[0].secretName", "shop-tls")).env();
+
+        assertThat(HelmChart.render(Map.of()).env()).doesNotContainKey("MP_OPENAPI_SERVERS");
+        assertThat(plain.get("MP_OPENAPI_SERVERS").path("value").asText()).isEqualTo("http://shop.example.org");
+        assertThat(tls.get("MP_OPENAPI_SERVERS").path("value").asText()).isEqualTo("https://shop.example.org");
+    }
+
+    @Test
     void aDatabaseUrlIsRequiredAndCarriesNoCredentials() {
         assertThatThrownBy(() -> HelmChart.render(Map.of("database.url", "")))
                 .hasMessageContaining("database");
