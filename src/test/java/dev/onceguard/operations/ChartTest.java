@@ -149,6 +149,21 @@ class ChartTest {
     }
 
     @Test
+    void tracingIsOffUnlessItsValuesNameACollector() {
+        Map<String, JsonNode> off = HelmChart.render(Map.of()).env();
+        Map<String, JsonNode> on = HelmChart.render(Map.of("tracing.enabled", "true",
+                "tracing.endpoint", "http://otel-collector.monitoring:4317", "tracing.samplerRatio", "0.25")).env();
+
+        assertThat(off).doesNotContainKeys("QUARKUS_OTEL_TRACES_SAMPLER", "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+        assertThat(on.get("QUARKUS_OTEL_TRACES_SAMPLER").path("value").asText()).isEqualTo("parentbased_traceidratio");
+        assertThat(on.get("QUARKUS_OTEL_TRACES_SAMPLER_ARG").path("value").asText()).isEqualTo("0.25");
+        assertThat(on.get("QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").path("value").asText())
+                .isEqualTo("http://otel-collector.monitoring:4317");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("tracing.enabled", "true")))
+                .hasMessageContaining("tracing.endpoint is required");
+    }
+
+    @Test
     void aDatabaseUrlIsRequiredAndCarriesNoCredentials() {
         assertThatThrownBy(() -> HelmChart.render(Map.of("database.url", "")))
                 .hasMessageContaining("database");
