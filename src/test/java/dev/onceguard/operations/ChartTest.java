@@ -137,6 +137,33 @@ class ChartTest {
     }
 
     @Test
+    void theOpenApiDocumentNamesTheIngressHostAsItsServer() {
+        Map<String, JsonNode> plain = HelmChart.render(Map.of("ingress.enabled", "true",
+                "ingress.host", "shop.example.org")).env();
+        Map<String, JsonNode> tls = HelmChart.render(Map.of("ingress.enabled", "true", "ingress.host", "shop.example.org",
+                "ingress.tls[0].hosts[0]", "shop.example.org", "ingress.tls[0].secretName", "shop-tls")).env();
+
+        assertThat(HelmChart.render(Map.of()).env()).doesNotContainKey("MP_OPENAPI_SERVERS");
+        assertThat(plain.get("MP_OPENAPI_SERVERS").path("value").asText()).isEqualTo("http://shop.example.org");
+        assertThat(tls.get("MP_OPENAPI_SERVERS").path("value").asText()).isEqualTo("https://shop.example.org");
+    }
+
+    @Test
+    void tracingIsOffUnlessItsValuesNameACollector() {
+        Map<String, JsonNode> off = HelmChart.render(Map.of()).env();
+        Map<String, JsonNode> on = HelmChart.render(Map.of("tracing.enabled", "true",
+                "tracing.endpoint", "http://otel-collector.monitoring:4317", "tracing.samplerRatio", "0.25")).env();
+
+        assertThat(off).doesNotContainKeys("QUARKUS_OTEL_TRACES_SAMPLER", "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+        assertThat(on.get("QUARKUS_OTEL_TRACES_SAMPLER").path("value").asText()).isEqualTo("parentbased_traceidratio");
+        assertThat(on.get("QUARKUS_OTEL_TRACES_SAMPLER_ARG").path("value").asText()).isEqualTo("0.25");
+        assertThat(on.get("QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").path("value").asText())
+                .isEqualTo("http://otel-collector.monitoring:4317");
+        assertThatThrownBy(() -> HelmChart.render(Map.of("tracing.enabled", "true")))
+                .hasMessageContaining("tracing.endpoint is required");
+    }
+
+    @Test
     void aDatabaseUrlIsRequiredAndCarriesNoCredentials() {
         assertThatThrownBy(() -> HelmChart.render(Map.of("database.url", "")))
                 .hasMessageContaining("database");

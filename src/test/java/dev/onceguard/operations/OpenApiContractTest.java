@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static io.restassured.RestAssured.when;
@@ -103,6 +104,8 @@ class OpenApiContractTest {
         assertThat(paths).isNotEmpty().allMatch(path -> path.startsWith("/api/") || path.startsWith("/webhooks/"));
         assertThat(reachableFromThePaths()).as("components reachable from the paths").isEqualTo(components);
         assertThat(openapi.path("servers").size()).isPositive();
+        // mp.openapi.servers; a relative "/" would make a generated client call http://localhost
+        assertThat(openapi.at("/servers/0/url").asText()).isEqualTo("http://localhost:8080");
         assertThat(openapi.at("/info/version").asText()).isNotBlank();
     }
 
@@ -188,6 +191,30 @@ class OpenApiContractTest {
             });
             assertThat(documented).as(operation).isEqualTo(new TreeSet<>(expected));
         });
+    }
+
+    @Test
+    void aProblemsCodeIsAnEnumOfExactlyTheCodesTheOperationsAnswer() {
+        Set<String> enumerated = new TreeSet<>(texts(openapi.at("/components/schemas/ProblemCode/enum")));
+
+        assertThat(openapi.at("/components/schemas/Problem/properties/code/$ref").asText())
+                .isEqualTo("#/components/schemas/ProblemCode");
+        assertThat(enumerated).isEqualTo(ERROR_CODES.values().stream().flatMap(Set::stream)
+                .collect(Collectors.toCollection(TreeSet::new)));
+    }
+
+    @Test
+    void everyAnswerAnIdempotentWriteCanReplayDeclaresIdempotentReplayed() {
+        for (String operation : List.of("POST /api/orders", "POST /api/orders/{orderId}/payments",
+                "POST /api/payments/{paymentId}/refunds", "POST /api/orders/{orderId}/cancellation")) {
+            operation(operation).path("responses").fields().forEachRemaining(entry -> {
+                // 202 (the outcome is still open) and the refusals that store nothing are never replayed
+                String status = entry.getKey();
+                boolean stored = status.equals("409") || status.startsWith("2") && !status.equals("202");
+                JsonNode header = resolve(entry.getValue()).at("/headers/Idempotent-Replayed");
+                assertThat(header.isMissingNode()).as(operation + " " + entry.getKey()).isEqualTo(!stored);
+            });
+        }
     }
 
     @Test
