@@ -81,7 +81,7 @@ class ConsoleAnswerHeaders {
         response.headers().set(HttpHeaders.LOCATION, pathOnly);
     }
 
-    /** The path and query of a location on this request's own origin; any other location unchanged. */
+    /** The path, query and fragment of a location on this request's own origin; any other location unchanged. */
     private static String ownPath(String location, HttpServerRequest request) {
         URI uri;
         try {
@@ -98,7 +98,8 @@ class ConsoleAnswerHeaders {
             return location;
         }
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-        return uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
+        String pathAndQuery = uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
+        return uri.getRawFragment() == null ? pathAndQuery : pathAndQuery + "#" + uri.getRawFragment();
     }
 
     private static Cookie returnCookie(String pathAndQuery, boolean https) {

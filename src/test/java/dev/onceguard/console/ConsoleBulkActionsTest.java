@@ -229,8 +229,9 @@ class ConsoleBulkActionsTest {
 
     private static double metric(String series) {
         String scrape = when().get("/q/metrics").then().statusCode(200).extract().asString();
+        // the value is the first word after the series: OpenMetrics may follow it with an exemplar (# {trace_id=…})
         return scrape.lines().filter(line -> line.startsWith(series + " ")).findFirst()
-                .map(line -> Double.parseDouble(line.substring(series.length() + 1).trim())).orElse(0.0);
+                .map(line -> Double.parseDouble(line.substring(series.length() + 1).trim().split(" ")[0])).orElse(0.0);
     }
 
     private List<Long> ids(String sql) {
