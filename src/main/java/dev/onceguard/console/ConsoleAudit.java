@@ -54,8 +54,7 @@ public class ConsoleAudit {
      */
     ActionResult performIdentified(String action, String targetType, String targetId, String reason,
                                    AdminNotice failed, LongFunction<ActionResult> body) {
-        long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
-                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
+        long auditId = newAuditId();
         ActionResult result;
         try {
             result = body.apply(auditId);
@@ -63,9 +62,7 @@ public class ConsoleAudit {
             LOG.errorf(e, "console action %s on %s %s failed", action, targetType, targetId);
             result = new ActionResult(AuditOutcome.FAILED, failed, describe(e));
         }
-        write(auditId, action, targetType, targetId, reason, result.outcome(), result.detail());
-        LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(),
-                result.outcome().label());
+        recorded(auditId, action, targetType, targetId, reason, result.outcome(), result.detail());
         return result;
     }
 
@@ -75,10 +72,19 @@ public class ConsoleAudit {
      */
     void recordDone(String action, String targetType, String targetId, String reason, AuditOutcome outcome,
                     String detail) {
-        long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
-                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
+        recorded(newAuditId(), action, targetType, targetId, reason, outcome, detail);
+    }
+
+    private void recorded(long auditId, String action, String targetType, String targetId, String reason,
+                          AuditOutcome outcome, String detail) {
         write(auditId, action, targetType, targetId, reason, outcome, detail);
         LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(), outcome.label());
+    }
+
+    /** The id the next audit entry will have, taken before its action runs so that the action's changes can name it. */
+    private long newAuditId() {
+        return QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
+                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
     }
 
     /**
@@ -90,8 +96,7 @@ public class ConsoleAudit {
      */
     BulkActions.Done performBulk(BulkActions.Action action, String filter, String reason, List<Long> rows, int matched,
                                  BiFunction<Long, Cause, ActionResult> perRow) {
-        long auditId = QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
-                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
+        long auditId = newAuditId();
         List<BulkActions.RowOutcome> outcomes = new ArrayList<>(rows.size());
         for (long row : rows) {
             ActionResult result;

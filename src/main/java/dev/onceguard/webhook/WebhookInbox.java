@@ -233,7 +233,7 @@ public class WebhookInbox {
                 .setParameter("timeout", lockTimeout.toMillis() + "ms")
                 .getResultList();
         boolean redelivered = inserted.isEmpty();
-        Instant decidedAt = Instant.now();
+        Instant decidedAt;
         long id;
         if (redelivered) {
             Object[] row = (Object[]) em.createNativeQuery(
@@ -255,6 +255,7 @@ public class WebhookInbox {
                         .executeUpdate();
             }
         } else {
+            decidedAt = Instant.now();
             id = ((Number) inserted.get(0)).longValue();
         }
         Decision decision = apply(provider, event, Cause.webhook(event.eventId()));
