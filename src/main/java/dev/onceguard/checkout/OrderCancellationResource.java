@@ -5,7 +5,7 @@ import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.LogContext;
-import dev.onceguard.platform.RequestLimits;
+import dev.onceguard.platform.RequestIds;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
@@ -50,7 +50,7 @@ public class OrderCancellationResource {
     public Uni<Response> cancel(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
         LogContext.put(LogContext.ORDER_ID, orderId);
         var request = idempotency.request(OrderCancellation.OPERATION, caller.userId(),
-                http.getHeader(IdempotencyKey.HEADER), http.getHeader(RequestLimits.REQUEST_ID),
+                http.getHeader(IdempotencyKey.HEADER), RequestIds.of(http),
                 Map.of("orderId", orderId), body == null || body.length == 0 ? EMPTY_OBJECT : body,
                 CancelOrderRequest.class);
         return cancellation.cancel(request, orderId).map(IdempotentResponse::toResponse);

@@ -7,7 +7,7 @@ import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
-import dev.onceguard.platform.RequestLimits;
+import dev.onceguard.platform.RequestIds;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -50,11 +50,10 @@ public class OrderResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Uni<Response> create(@Context HttpServerRequest http, byte[] body) {
         String userId = caller.userId();
-        String requestId = http.getHeader(RequestLimits.REQUEST_ID);
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(OrderService.OPERATION, userId,
-                IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), requestId, Map.of(), body,
+                IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), RequestIds.of(http), Map.of(), body,
                 CreateOrderRequest.class);
-        return idempotency.execute(request, order -> orders.plan(userId, requestId, order))
+        return idempotency.execute(request, order -> orders.plan(userId, request.requestId(), order))
                 .map(IdempotentResponse::toResponse);
     }
 

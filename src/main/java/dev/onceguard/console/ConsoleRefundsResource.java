@@ -13,7 +13,7 @@ import dev.onceguard.payment.refund.Refund;
 import dev.onceguard.payment.refund.RefundRows;
 import dev.onceguard.payment.refund.RefundService;
 import dev.onceguard.platform.ProblemException;
-import dev.onceguard.platform.RequestLimits;
+import dev.onceguard.platform.RequestIds;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -138,7 +138,7 @@ public class ConsoleRefundsResource {
                                 @FormParam("idempotency-key") String key, @Context HttpServerRequest http) {
         io.vertx.core.Context context = Vertx.currentContext();
         String requestedBy = OrderResolutions.CONSOLE_REQUESTER + operator.getPrincipal().getName();
-        String requestId = http.getHeader(RequestLimits.REQUEST_ID);
+        RequestIds requestIds = RequestIds.of(http);
         return blocking(context, () -> {
             PaymentFacts facts = facts(paymentId);
             String wrong = wrongIn(amount, reason, note);
@@ -146,7 +146,7 @@ public class ConsoleRefundsResource {
                 return Prepared.answered(render(400, facts, new RefundForm(amount, reason, note, key, wrong)));
             }
             try {
-                return new Prepared(facts, idempotency.request(RefundService.OPERATION, requestedBy, key, requestId,
+                return new Prepared(facts, idempotency.request(RefundService.OPERATION, requestedBy, key, requestIds,
                         Map.of("paymentId", paymentId), body(amount, reason, note), CreateRefundRequest.class), null);
             } catch (ProblemException e) {
                 return Prepared.answered(render(400, facts, new RefundForm(amount, reason, note, newKey(),

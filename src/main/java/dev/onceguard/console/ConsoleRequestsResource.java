@@ -23,6 +23,7 @@ public class ConsoleRequestsResource {
     private static final List<CsvExport.Column<RequestLogList.Row>> CSV = List.of(
             new CsvExport.Column<>("received_at", RequestLogList.Row::receivedAt),
             new CsvExport.Column<>("request_id", RequestLogList.Row::requestId),
+            new CsvExport.Column<>("client_request_id", RequestLogList.Row::clientRequestId),
             new CsvExport.Column<>("outcome", RequestLogList.Row::outcome),
             new CsvExport.Column<>("http_status", RequestLogList.Row::httpStatus),
             new CsvExport.Column<>("record_id", RequestLogList.Row::recordId),

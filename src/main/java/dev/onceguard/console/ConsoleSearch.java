@@ -79,26 +79,28 @@ public class ConsoleSearch {
     public Result find(String query) {
         boolean prefix = query.length() >= PREFIX_LENGTH;
         Matching matching = new Matching(query, prefix);
-        Map<String, List<Match>> found = new LinkedHashMap<>();
-        found.put("Order", orders(matching));
-        found.put("Payment", payments("payment_id", matching));
-        found.put("Provider payment id", payments("provider_payment_id", matching));
-        found.put("Provider idempotency key", payments("provider_idempotency_key", matching));
-        found.put("Request id", requests(matching));
-        found.put("Idempotency key", keys(matching));
-        found.put("User", users(matching));
-        found.put("Webhook event", webhookEvents(matching));
-        found.put("Outbox event", outboxEvents(query));
-        found.put("Licence", effects("licenses", "license_id", "Licence", matching));
-        found.put("Notification", effects("notifications", "notification_id", "Notification", matching));
         List<Group> groups = new ArrayList<>();
-        found.forEach((kind, matches) -> {
-            if (!matches.isEmpty()) {
-                groups.add(new Group(kind, List.copyOf(matches.subList(0, Math.min(PER_KIND, matches.size()))),
-                        matches.size() > PER_KIND));
-            }
-        });
+        add(groups, "Order", orders(matching));
+        add(groups, "Payment", payments("payment_id", matching));
+        add(groups, "Provider payment id", payments("provider_payment_id", matching));
+        add(groups, "Provider idempotency key", payments("provider_idempotency_key", matching));
+        add(groups, "Request id", requests(matching));
+        groups.addAll(clientRequestIds(matching));
+        add(groups, "Idempotency key", keys(matching));
+        add(groups, "User", users(matching));
+        add(groups, "Webhook event", webhookEvents(matching));
+        add(groups, "Outbox event", outboxEvents(query));
+        add(groups, "Licence", effects("licenses", "license_id", "Licence", matching));
+        add(groups, "Notification", effects("notifications", "notification_id", "Notification", matching));
         return new Result(query, prefix, List.copyOf(groups));
+    }
+
+    /** The first {@value #PER_KIND} matches of one kind, as a group, when there are any. */
+    private static void add(List<Group> groups, String kind, List<Match> matches) {
+        if (!matches.isEmpty()) {
+            groups.add(new Group(kind, List.copyOf(matches.subList(0, Math.min(PER_KIND, matches.size()))),
+                    matches.size() > PER_KIND));
+        }
     }
 
     /** How one id column is compared with the text: equal, or within the range of ids that start with it. */
@@ -194,6 +196,54 @@ public class ConsoleSearch {
                         row.getString("what") + " of operation " + row.getLong("record_id"), instant(row, "at"),
                         ConsoleLinks.operation(row.getLong("record_id"))),
                 m.repeated(3, PER_KIND + 1, PER_KIND + 1));
+    }
+
+    /** One request found by the id its client chose: its user, the service's id for it, and what it got. */
+    private record ClientRequest(String userId, Match match) {
+    }
+
+    /**
+     * A client's {@code X-Request-Id}: of a record's first request (kept even when the client got no answer), of any
+     * request in a record's log, or of a refused key reuse. Any client may choose any id,
+     * so the requests found are grouped by user, one group per user, and each is listed under the id the service
+     * gave it: two users' requests (or one user's two) are never shown as one. At most {@value #PER_KIND} requests
+     * in all; when there were more, the last group says so.
+     */
+    private List<Group> clientRequestIds(Matching m) {
+        List<ClientRequest> found = reads.list("""
+                        SELECT user_id, request_id, client_request_id, record_id, min(at) AS at,
+                               string_agg(DISTINCT what, ', ') AS what FROM (
+                            (SELECT user_id, request_id, client_request_id, id AS record_id, created_at AS at,
+                                    'first request' AS what
+                               FROM idempotency_records WHERE""" + " " + m.on("client_request_id") + """
+                              ORDER BY client_request_id LIMIT ?)
+                            UNION ALL
+                            (SELECT r.user_id, l.request_id, l.client_request_id, l.record_id, l.received_at AS at,
+                                    lower(l.outcome) AS what
+                               FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id
+                              WHERE""" + " " + m.on("l.client_request_id") + """
+                              ORDER BY l.client_request_id LIMIT ?)
+                            UNION ALL
+                            (SELECT user_id, request_id, client_request_id, record_id, created_at, 'refused key reuse'
+                               FROM idempotency_conflicts WHERE""" + " " + m.on("client_request_id") + """
+                              ORDER BY client_request_id LIMIT ?)) found
+                         GROUP BY user_id, request_id, client_request_id, record_id
+                         ORDER BY user_id, min(at), request_id
+                         LIMIT ?""",
+                row -> new ClientRequest(row.getString("user_id"), new Match("Client's request id",
+                        row.getString("request_id"), "sent as " + row.getString("client_request_id") + ", "
+                        + row.getString("what") + " of operation " + row.getLong("record_id"), instant(row, "at"),
+                        ConsoleLinks.operation(row.getLong("record_id")))),
+                m.repeated(3, PER_KIND + 1, PER_KIND + 1));
+        Map<String, List<Match>> byUser = new LinkedHashMap<>();
+        for (ClientRequest request : found.subList(0, Math.min(PER_KIND, found.size()))) {
+            byUser.computeIfAbsent("Client's request id, user " + request.userId(), user -> new ArrayList<>())
+                    .add(request.match());
+        }
+        List<Group> groups = new ArrayList<>();
+        byUser.forEach((kind, matches) -> groups.add(new Group(kind, List.copyOf(matches),
+                found.size() > PER_KIND && groups.size() == byUser.size() - 1)));
+        return groups;
     }
 
     private List<Match> keys(Matching m) {

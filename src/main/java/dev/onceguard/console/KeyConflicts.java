@@ -19,7 +19,7 @@ public class KeyConflicts {
 
     public record Conflict(long id, long recordId, String userId, String operation, String key,
                            String originalFingerprint, String conflictingFingerprint, String requestId,
-                           Instant createdAt, boolean bodiesKept, List<BodyDiff.Change> changes) {
+                           String clientRequestId, Instant createdAt, boolean bodiesKept, List<BodyDiff.Change> changes) {
 
         public String originalPrefix() {
             return prefix(originalFingerprint);
@@ -41,6 +41,7 @@ public class KeyConflicts {
             new CsvExport.Column<>("operation", Conflict::operation),
             new CsvExport.Column<>("idempotency_key", Conflict::key),
             new CsvExport.Column<>("request_id", Conflict::requestId),
+            new CsvExport.Column<>("client_request_id", Conflict::clientRequestId),
             new CsvExport.Column<>("changed_fields", c -> String.join(" ", c.changes().stream().map(BodyDiff.Change::field).toList())),
             new CsvExport.Column<>("original_fingerprint", Conflict::originalFingerprint),
             new CsvExport.Column<>("conflicting_fingerprint", Conflict::conflictingFingerprint));
@@ -79,7 +80,7 @@ public class KeyConflicts {
     KeysetPage<Conflict> list(Filter filter, Optional<Cursor> after) {
         StringBuilder sql = new StringBuilder("""
                 SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
-                       conflicting_fingerprint, request_id, created_at, refused_body,
+                       conflicting_fingerprint, request_id, client_request_id, created_at, refused_body,
                        (SELECT r.request_body FROM idempotency_records r WHERE r.id = record_id) AS request_body
                   FROM idempotency_conflicts WHERE true""");
         List<Object> parameters = new ArrayList<>();
@@ -101,7 +102,7 @@ public class KeyConflicts {
         List<Conflict> rows = reads.list(sql.toString(), row -> new Conflict(row.getLong("id"), row.getLong("record_id"),
                 row.getString("user_id"), row.getString("operation"), row.getString("idempotency_key"),
                 row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
-                row.getString("request_id"), instant(row, "created_at"),
+                row.getString("request_id"), row.getString("client_request_id"), instant(row, "created_at"),
                 bodies.body(row, "request_body") != null && bodies.body(row, "refused_body") != null,
                 BodyDiff.between(bodies.body(row, "request_body"), bodies.body(row, "refused_body"))),
                 parameters.toArray());

@@ -28,7 +28,7 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
     public record KeyRecord(long id, String key, String userId, String operation, String status, String fingerprint,
                             String recoveryPoint, Instant leaseExpiresAt, Integer responseStatus, String refusalCode,
                             String refusalTitle, String resourceType, String resourceId, String requestId,
-                            int replayCount, Instant lastReplayedAt, Instant createdAt, Instant completedAt,
+                            String clientRequestId, int replayCount, Instant lastReplayedAt, Instant createdAt, Instant completedAt,
                             Instant expiresAt, RecordEnding ending) {
 
         public String statusClass() {

@@ -111,7 +111,8 @@ public class OperationChains {
         return reads.one("""
                         SELECT id, idempotency_key, user_id, operation, status, fingerprint, recovery_point,
                                lease_expires_at, response_status, response_headers ->> 'Content-Type' AS content_type,
-                               response_body, resource_type, resource_id, request_id, replay_count, last_replayed_at,
+                               response_body, resource_type, resource_id, request_id, client_request_id, replay_count,
+                               last_replayed_at,
                                created_at, completed_at, expires_at, ending_recorded, finished_by, finished_by_ref,
                                first_answer_status, first_answered_at
                           FROM idempotency_records WHERE id = ?""",
@@ -122,7 +123,7 @@ public class OperationChains {
                             row.getString("recovery_point"), instant(row, "lease_expires_at"),
                             nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
                             row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
-                            row.getInt("replay_count"), instant(row, "last_replayed_at"), instant(row, "created_at"),
+                            row.getString("client_request_id"), row.getInt("replay_count"), instant(row, "last_replayed_at"), instant(row, "created_at"),
                             instant(row, "completed_at"), instant(row, "expires_at"),
                             new RecordEnding(row.getBoolean("ending_recorded"), row.getString("finished_by"),
                                     row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
@@ -372,7 +373,9 @@ public class OperationChains {
                     : finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
                     + record.responseStatus() + (record.refusalCode() == null ? "" : " " + record.refusalCode())));
             if (record.ending().firstRequestUnanswered()) {
-                entries.add(new TimelineEntry(record.createdAt(), "Request " + record.requestId() + ": no answer recorded",
+                entries.add(new TimelineEntry(record.createdAt(), "Request " + record.requestId()
+                        + (record.clientRequestId() == null ? "" : " (the client's " + record.clientRequestId() + ")")
+                        + ": no answer recorded",
                         "The process died before it answered this request, so the client got no answer.", null));
             }
         }

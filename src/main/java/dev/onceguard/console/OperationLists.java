@@ -120,8 +120,8 @@ public class OperationLists {
     }
 
     /** A request the engine answered without running it: a key reused with another payload (422), or a retry (409). */
-    public record TurnedAway(Instant at, String requestId, String outcome, Integer httpStatus, long recordId,
-                             String key) {
+    public record TurnedAway(Instant at, String requestId, String clientRequestId, String outcome, Integer httpStatus,
+                             long recordId, String key) {
 
         public String href() {
             return ConsoleLinks.operation(recordId);
@@ -139,19 +139,21 @@ public class OperationLists {
      */
     public List<TurnedAway> turnedAwayOf(String userId, int limit) {
         return reads.list("""
-                        SELECT at, request_id, outcome, http_status, record_id, idempotency_key FROM (
-                            (SELECT l.received_at AS at, l.request_id, l.outcome, l.http_status, r.id AS record_id,
-                                    r.idempotency_key
+                        SELECT at, request_id, client_request_id, outcome, http_status, record_id, idempotency_key FROM (
+                            (SELECT l.received_at AS at, l.request_id, l.client_request_id, l.outcome, l.http_status,
+                                    r.id AS record_id, r.idempotency_key
                                FROM idempotency_records r JOIN idempotency_request_log l ON l.record_id = r.id
                               WHERE r.user_id = ? AND l.outcome = 'IN_PROGRESS'
                               ORDER BY l.received_at DESC LIMIT ?)
                             UNION
-                            (SELECT c.created_at, c.request_id, 'CONFLICT', 422, c.record_id, c.idempotency_key
+                            (SELECT c.created_at, c.request_id, c.client_request_id, 'CONFLICT', 422, c.record_id,
+                                    c.idempotency_key
                                FROM idempotency_conflicts c
                               WHERE c.user_id = ?
                               ORDER BY c.created_at DESC LIMIT ?)) turned
                          ORDER BY at DESC LIMIT ?""",
-                row -> new TurnedAway(instant(row, "at"), row.getString("request_id"), row.getString("outcome"),
+                row -> new TurnedAway(instant(row, "at"), row.getString("request_id"),
+                        row.getString("client_request_id"), row.getString("outcome"),
                         nullableInt(row, "http_status"), row.getLong("record_id"), row.getString("idempotency_key")),
                 userId, limit, userId, limit, limit);
     }

@@ -14,7 +14,8 @@ import java.util.List;
  */
 public record RequestHistory(List<Request> requests, int kept, List<Conflict> conflicts) {
 
-    public record Request(String requestId, Instant at, String outcome, Integer httpStatus) {
+    /** One logged request: the service's id for it and the {@code X-Request-Id} its client sent, if any. */
+    public record Request(String requestId, String clientRequestId, Instant at, String outcome, Integer httpStatus) {
 
         /** What the request was, in the words of the page. */
         public String outcomeText() {
@@ -42,7 +43,8 @@ public record RequestHistory(List<Request> requests, int kept, List<Conflict> co
      * @param bodiesKept false when the first or the refused body was not stored (requests from before bodies were
      *                   kept), so no field-by-field comparison can be shown
      */
-    public record Conflict(Instant at, String requestId, String originalFingerprint, String conflictingFingerprint,
+    public record Conflict(Instant at, String requestId, String clientRequestId, String originalFingerprint,
+                           String conflictingFingerprint,
                            boolean bodiesKept, List<BodyDiff.Change> changes) {
     }
 

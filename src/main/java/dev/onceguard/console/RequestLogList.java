@@ -22,7 +22,7 @@ public class RequestLogList {
     static final int PAGE_SIZE = 50;
     static final Set<String> OUTCOMES = Set.of("EXECUTED", "REPLAYED", "CONFLICT", "IN_PROGRESS", "REFUSED");
 
-    public record Row(long id, long recordId, String requestId, Instant receivedAt, String outcome, Integer httpStatus,
+    public record Row(long id, long recordId, String requestId, String clientRequestId, Instant receivedAt, String outcome, Integer httpStatus,
                       String key, String userId, String operation) {
 
         public String href() {
@@ -34,7 +34,7 @@ public class RequestLogList {
         }
 
         public String statusClass() {
-            return new RequestHistory.Request(requestId, receivedAt, outcome, httpStatus).statusClass();
+            return new RequestHistory.Request(requestId, clientRequestId, receivedAt, outcome, httpStatus).statusClass();
         }
     }
 
@@ -90,9 +90,9 @@ public class RequestLogList {
 
     List<Row> read(Filter filter, Optional<Cursor> after, int limit) {
         StringBuilder sql = new StringBuilder("""
-                SELECT l.id, l.record_id, l.request_id, l.received_at, l.outcome, l.http_status,
+                SELECT l.id, l.record_id, l.request_id, l.client_request_id, l.received_at, l.outcome, l.http_status,
                        r.idempotency_key, r.user_id, r.operation
-                  FROM (SELECT id, record_id, request_id, received_at, outcome, http_status
+                  FROM (SELECT id, record_id, request_id, client_request_id, received_at, outcome, http_status
                           FROM idempotency_request_log WHERE true""");
         List<Object> parameters = new ArrayList<>();
         if (filter.outcome() != null) {
@@ -117,7 +117,7 @@ public class RequestLogList {
                 + " ORDER BY l.received_at DESC, l.id DESC");
         parameters.add(limit);
         return reads.list(sql.toString(), row -> new Row(row.getLong("id"), row.getLong("record_id"),
-                row.getString("request_id"), instant(row, "received_at"), row.getString("outcome"),
+                row.getString("request_id"), row.getString("client_request_id"), instant(row, "received_at"), row.getString("outcome"),
                 nullableInt(row, "http_status"), row.getString("idempotency_key"), row.getString("user_id"),
                 row.getString("operation")), parameters.toArray());
     }

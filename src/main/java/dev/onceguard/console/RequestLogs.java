@@ -33,13 +33,14 @@ public class RequestLogs {
 
     public RequestHistory of(long recordId) {
         List<RequestHistory.Request> requests = reads.list("""
-                        SELECT request_id, received_at, outcome, http_status FROM idempotency_request_log
-                         WHERE record_id = ? ORDER BY received_at, id""",
-                row -> new RequestHistory.Request(row.getString("request_id"), instant(row, "received_at"),
+                        SELECT request_id, client_request_id, received_at, outcome, http_status
+                          FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id""",
+                row -> new RequestHistory.Request(row.getString("request_id"), row.getString("client_request_id"),
+                        instant(row, "received_at"),
                         row.getString("outcome"), nullableInt(row, "http_status")),
                 recordId);
         List<RequestHistory.Conflict> conflicts = reads.list("""
-                        SELECT c.created_at, c.request_id, c.original_fingerprint, c.conflicting_fingerprint,
+                        SELECT c.created_at, c.request_id, c.client_request_id, c.original_fingerprint, c.conflicting_fingerprint,
                                r.request_body, c.refused_body
                           FROM idempotency_conflicts c JOIN idempotency_records r ON r.id = c.record_id
                          WHERE c.record_id = ? ORDER BY c.created_at, c.id""",
@@ -47,6 +48,7 @@ public class RequestLogs {
                     JsonNode original = body(row, "request_body");
                     JsonNode refused = body(row, "refused_body");
                     return new RequestHistory.Conflict(instant(row, "created_at"), row.getString("request_id"),
+                            row.getString("client_request_id"),
                             row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
                             original != null && refused != null, BodyDiff.between(original, refused));
                 },

@@ -41,17 +41,17 @@ public class IdempotencyRecords {
 
     private static final String CLAIM = """
             INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
-                lease_expires_at, request_id, request_body, created_at, expires_at)
-            VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?)
+                lease_expires_at, request_id, request_body, created_at, expires_at, client_request_id)
+            VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
     private static final String FINISHED_COLUMNS = """
             user_id, operation, idempotency_key, fingerprint, status, recovery_point, request_id, request_body,
                 created_at, expires_at, response_status, response_headers, response_body, resource_type, resource_id,
-                completed_at, finished_by, finished_by_ref, first_answer_status, first_answered_at""";
+                completed_at, finished_by, finished_by_ref, first_answer_status, first_answered_at, client_request_id""";
     private static final String FINISHED_VALUES = """
             ?, ?, ?, ?, ?, 'finished', ?, CAST(? AS jsonb), CAST(? AS timestamptz), CAST(? AS timestamptz), ?,
-                CAST(? AS jsonb), ?, ?, ?, CAST(? AS timestamptz), 'request', ?, ?, CAST(? AS timestamptz)""";
+                CAST(? AS jsonb), ?, ?, ?, CAST(? AS timestamptz), 'request', ?, ?, CAST(? AS timestamptz), ?""";
     private static final String ON_SCOPE_CONFLICT = """
             ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
             RETURNING id""";
@@ -108,6 +108,7 @@ public class IdempotencyRecords {
             claim.setString(8, request.storedBody());
             SqlRows.setInstant(claim, 9, now);
             SqlRows.setInstant(claim, 10, expiresAt);
+            claim.setString(11, request.requestIds().clientId());
         });
     }
 
@@ -144,7 +145,8 @@ public class IdempotencyRecords {
                 claim.setString(first + 15, request.requestId());
                 claim.setInt(first + 16, response.status());
                 SqlRows.setInstant(claim, first + 17, answeredAt);
-                SqlRows.bind(claim, first + 18, writes.parameters().toArray());
+                claim.setString(first + 18, request.requestIds().clientId());
+                SqlRows.bind(claim, first + 19, writes.parameters().toArray());
             });
         } catch (IllegalStateException failed) {
             Optional<BusinessRefusal> refusal = constraintBrokenBy(failed.getCause()).flatMap(writes::refusalOn);
@@ -386,8 +388,8 @@ public class IdempotencyRecords {
     void insertConflict(long recordId, IdempotentRequest<?> request, String originalFingerprint, Instant now) {
         update("""
                 INSERT INTO idempotency_conflicts (record_id, user_id, operation, idempotency_key, original_fingerprint,
-                    conflicting_fingerprint, request_id, refused_body, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""", statement -> {
+                    conflicting_fingerprint, request_id, client_request_id, refused_body, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""", statement -> {
             statement.setLong(1, recordId);
             statement.setString(2, request.userId());
             statement.setString(3, request.operation());
@@ -395,8 +397,9 @@ public class IdempotencyRecords {
             statement.setString(5, originalFingerprint);
             statement.setString(6, request.fingerprint());
             statement.setString(7, request.requestId());
-            statement.setString(8, request.storedBody());
-            SqlRows.setInstant(statement, 9, now);
+            statement.setString(8, request.requestIds().clientId());
+            statement.setString(9, request.storedBody());
+            SqlRows.setInstant(statement, 10, now);
         });
     }
 
@@ -457,17 +460,20 @@ public class IdempotencyRecords {
                 }
             }
             try (PreparedStatement append = connection.prepareStatement("""
-                    INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
-                    SELECT e.record_id, e.request_id, e.received_at, e.outcome, e.http_status
-                      FROM unnest(?::bigint[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
-                           AS e(record_id, request_id, received_at, outcome, http_status)
+                    INSERT INTO idempotency_request_log (record_id, request_id, client_request_id, received_at, outcome,
+                                                         http_status)
+                    SELECT e.record_id, e.request_id, e.client_request_id, e.received_at, e.outcome, e.http_status
+                      FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
+                           AS e(record_id, request_id, client_request_id, received_at, outcome, http_status)
                      WHERE EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = e.record_id)""")) {
                 append.setArray(1, array(connection, "bigint", entries.stream().map(RequestLog.Entry::recordId).toArray()));
                 append.setArray(2, array(connection, "text", entries.stream().map(RequestLog.Entry::requestId).toArray()));
-                append.setArray(3, array(connection, "timestamptz",
+                append.setArray(3, array(connection, "text",
+                        entries.stream().map(RequestLog.Entry::clientRequestId).toArray()));
+                append.setArray(4, array(connection, "timestamptz",
                         entries.stream().map(e -> e.receivedAt().toString()).toArray()));
-                append.setArray(4, array(connection, "text", entries.stream().map(e -> e.outcome().name()).toArray()));
-                append.setArray(5, array(connection, "integer", entries.stream().map(RequestLog.Entry::httpStatus).toArray()));
+                append.setArray(5, array(connection, "text", entries.stream().map(e -> e.outcome().name()).toArray()));
+                append.setArray(6, array(connection, "integer", entries.stream().map(RequestLog.Entry::httpStatus).toArray()));
                 append.executeUpdate();
             }
             if (!replays.isEmpty()) {

@@ -9,6 +9,7 @@ import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.RequestIds;
 import dev.onceguard.platform.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -118,22 +119,22 @@ public class IdempotencyService {
      *
      * @param operation the operation's name, as its records, metrics and settings carry it ({@code create-order})
      */
-    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, String requestId,
+    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, RequestIds requestIds,
                                             Map<String, String> pathParameters, byte[] body, Class<T> type) {
-        return request(operation, userId, keyHeader, requestId, pathParameters, body, type, UnaryOperator.identity());
+        return request(operation, userId, keyHeader, requestIds, pathParameters, body, type, UnaryOperator.identity());
     }
 
     /**
-     * As {@link #request(String, String, String, String, Map, byte[], Class)}, with what the record may keep of
+     * As {@link #request(String, String, String, RequestIds, Map, byte[], Class)}, with what the record may keep of
      * the body: {@code forStorage} gets a copy of the parsed body and returns it as it may be stored.
      */
-    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, String requestId,
+    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, RequestIds requestIds,
                                             Map<String, String> pathParameters, byte[] body, Class<T> type,
                                             UnaryOperator<JsonNode> forStorage) {
         try {
             IdempotencyKey key = IdempotencyKey.parse(keyHeader);
             JsonNode tree = jsonRequests.objectTree(body);
-            return new IdempotentRequest<>(operation, userId, key, Fingerprint.of(pathParameters, tree), requestId,
+            return new IdempotentRequest<>(operation, userId, key, Fingerprint.of(pathParameters, tree), requestIds,
                     () -> jsonRequests.value(tree, type), () -> toJson(forStorage.apply(tree.deepCopy())));
         } catch (ProblemException e) {
             count(operation, Outcome.REJECTED);
@@ -258,7 +259,7 @@ public class IdempotencyService {
 
     private IdempotentResponse logged(IdempotentRequest<?> request, Instant now, Answer answer) {
         IdempotentResponse response = answer.response();
-        requestLog.append(answer.recordId(), request.requestId(), now, answer.logged(), response.stored().status());
+        requestLog.append(answer.recordId(), request.requestIds(), now, answer.logged(), response.stored().status());
         count(request.operation(), response.outcome());
         return response;
     }

@@ -1,10 +1,12 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.platform.RequestIds;
+
 import java.util.function.Supplier;
 
 /**
  * A request to run an operation once: its scope (user, the operation's own name, key), the fingerprint of its
- * business content, the request id that asked, the body the operation works on, and the body as the record keeps it
+ * business content, the request's ids (the service's and the client's), the body the operation works on, and the body as the record keeps it
  * (JSON, with whatever the operation must never store already replaced).
  *
  * <p>The key and the JSON are checked before this exists; the typed body (bound and validated) and the stored body
@@ -17,17 +19,17 @@ public final class IdempotentRequest<T> {
     private final String userId;
     private final IdempotencyKey key;
     private final String fingerprint;
-    private final String requestId;
+    private final RequestIds requestIds;
     private final OnFirstUse<T> body;
     private final OnFirstUse<String> storedBody;
 
-    IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, String requestId,
+    IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, RequestIds requestIds,
                       Supplier<T> validatedBody, Supplier<String> bodyForStorage) {
         this.operation = operation;
         this.userId = userId;
         this.key = key;
         this.fingerprint = fingerprint;
-        this.requestId = requestId;
+        this.requestIds = requestIds;
         this.body = new OnFirstUse<>(validatedBody);
         this.storedBody = new OnFirstUse<>(bodyForStorage);
     }
@@ -67,8 +69,13 @@ public final class IdempotentRequest<T> {
         return fingerprint;
     }
 
+    /** The id the service generated for the request that asked. */
     public String requestId() {
-        return requestId;
+        return requestIds.id();
+    }
+
+    public RequestIds requestIds() {
+        return requestIds;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.platform.RequestIds;
 import dev.onceguard.platform.WriteBehind;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -37,7 +38,8 @@ public class RequestLog {
     /** What a request that reached the engine was answered, as the log stores it. */
     public enum Outcome { EXECUTED, REPLAYED, CONFLICT, IN_PROGRESS, REFUSED }
 
-    record Entry(long recordId, String requestId, Instant receivedAt, Outcome outcome, int httpStatus) {
+    record Entry(long recordId, String requestId, String clientRequestId, Instant receivedAt, Outcome outcome,
+                 int httpStatus) {
     }
 
     record Replays(long recordId, int count, Instant lastAt) {
@@ -62,8 +64,8 @@ public class RequestLog {
                         config.requestLog().keptPerEnd()));
     }
 
-    void append(long recordId, String requestId, Instant receivedAt, Outcome outcome, int httpStatus) {
-        batches.append(new Entry(recordId, requestId, receivedAt, outcome, httpStatus));
+    void append(long recordId, RequestIds requestIds, Instant receivedAt, Outcome outcome, int httpStatus) {
+        batches.append(new Entry(recordId, requestIds.id(), requestIds.clientId(), receivedAt, outcome, httpStatus));
     }
 
     @Scheduled(identity = "idempotency-request-log", every = "${onceguard.idempotency.request-log.flush-every}",

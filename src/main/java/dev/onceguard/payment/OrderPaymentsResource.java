@@ -5,7 +5,7 @@ import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.platform.Caller;
-import dev.onceguard.platform.RequestLimits;
+import dev.onceguard.platform.RequestIds;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -46,7 +46,7 @@ public class OrderPaymentsResource {
     public Uni<Response> pay(@PathParam("orderId") String orderId, @Context HttpServerRequest http, byte[] body) {
         LogContext.put(LogContext.ORDER_ID, orderId);
         var request = idempotency.request(PaymentService.OPERATION, caller.userId(),
-                IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), http.getHeader(RequestLimits.REQUEST_ID), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
+                IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), RequestIds.of(http), Map.of("orderId", orderId), body, CreatePaymentRequest.class,
                 CreatePaymentRequest::forStorage);
         return payments.pay(request, orderId).map(IdempotentResponse::toResponse);
     }

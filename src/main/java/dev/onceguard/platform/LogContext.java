@@ -8,7 +8,10 @@ import org.jboss.logging.MDC;
  */
 public final class LogContext {
 
+    /** The id the service generated for the request; unique. */
     public static final String REQUEST_ID = "requestId";
+    /** The {@code X-Request-Id} the client sent, when it sent a usable one; any client may send any. */
+    public static final String CLIENT_REQUEST_ID = "clientRequestId";
     public static final String USER_ID = "userId";
     public static final String IDEMPOTENCY_KEY = "idempotencyKey";
     public static final String OPERATION = "operation";

@@ -19,9 +19,11 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * The first thing every HTTP request meets: it gets a request id (echoed when the client sent a sane one),
- * which goes on the response, into the log context and onto the request for the resources to read; and a body
- * declared larger than the contract's 64 KiB is refused before it is read.
+ * The first thing every HTTP request meets: it gets a request id of the service's own, which goes on the response,
+ * into the log context and onto the request for the resources to read (see {@link RequestIds}); a client's
+ * {@code X-Request-Id} is kept beside it as the client's id when it is 1 to 128 printable ASCII characters without
+ * spaces, and ignored otherwise (a label for tracing never fails a request); and a body declared larger than the
+ * contract's 64 KiB is refused before it is read.
  *
  * <p>Then the body of a POST to the API or a webhook is read whole here, on the event loop, before the request goes
  * on to its resource on a worker thread. Left to the resource, the worker would wait for the event loop to hand it
@@ -33,8 +35,13 @@ public class RequestLimits {
 
     private static final Logger LOG = Logger.getLogger(RequestLimits.class);
     public static final String REQUEST_ID = "X-Request-Id";
+    /**
+     * The client's own request id: set on the request for the resources (whatever a client sent under this name is
+     * dropped first) and echoed on the answer.
+     */
+    public static final String CLIENT_REQUEST_ID = "X-Client-Request-Id";
     public static final int MAX_BODY_BYTES = 64 * 1024;
-    private static final Pattern SANE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
+    private static final Pattern USABLE_CLIENT_REQUEST_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     @Inject
     ObjectMapper json;
@@ -94,11 +101,17 @@ public class RequestLimits {
     }
 
     private void handle(RoutingContext rc) {
-        String requestId = rc.request().getHeader(REQUEST_ID);
-        if (requestId == null || !SANE_REQUEST_ID.matcher(requestId).matches()) {
-            requestId = ids.timeOrderedUuid();
-            rc.request().headers().set(REQUEST_ID, requestId);
+        String clientRequestId = rc.request().getHeader(REQUEST_ID);
+        rc.request().headers().remove(CLIENT_REQUEST_ID);
+        if (clientRequestId != null && USABLE_CLIENT_REQUEST_ID.matcher(clientRequestId).matches()) {
+            rc.request().headers().set(CLIENT_REQUEST_ID, clientRequestId);
+            rc.response().putHeader(CLIENT_REQUEST_ID, clientRequestId);
+            MDC.put(LogContext.CLIENT_REQUEST_ID, clientRequestId);
+        } else {
+            MDC.remove(LogContext.CLIENT_REQUEST_ID);
         }
+        String requestId = ids.timeOrderedUuid();
+        rc.request().headers().set(REQUEST_ID, requestId);
         rc.response().putHeader(REQUEST_ID, requestId);
         MDC.put(LogContext.REQUEST_ID, requestId);
 

@@ -247,27 +247,48 @@ class OrderIdempotencyTest {
     }
 
     @Test
-    void theRequestIdIsEchoedAndKeptOnTheRecord() {
+    void theServicesRequestIdIsAnsweredAndKeptOnTheRecordBesideTheClients() {
         String user = TestTokens.newUser();
         String key = UUID.randomUUID().toString();
-        String requestId = "req-" + UUID.randomUUID();
+        String clientRequestId = "req-" + UUID.randomUUID();
 
         Response response = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
-                .header("X-Request-Id", requestId).contentType("application/json").body(ONE_EBOOK).post("/api/orders");
+                .header("X-Request-Id", clientRequestId).contentType("application/json").body(ONE_EBOOK)
+                .post("/api/orders");
 
-        assertThat(response.header("X-Request-Id")).isEqualTo(requestId);
+        String requestId = response.header("X-Request-Id");
+        assertThat(UUID.fromString(requestId).version()).as("the service's own id").isEqualTo(7);
+        assertThat(response.header("X-Client-Request-Id")).isEqualTo(clientRequestId);
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND request_id = ? "
-                + "AND resource_type = 'order' AND resource_id = ?", user, requestId,
-                response.<String>path("orderId"))).isEqualTo(1);
+                + "AND client_request_id = ? AND resource_type = 'order' AND resource_id = ?", user, requestId,
+                clientRequestId, response.<String>path("orderId"))).isEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM orders WHERE user_id = ? AND request_id = ?", user, requestId))
                 .isEqualTo(1);
     }
 
     @Test
-    void anInsaneRequestIdIsReplacedByAGeneratedOne() {
-        Response response = given().header("X-Request-Id", "<script>").get("/api/products");
+    void anUnusableClientRequestIdIsIgnored() {
+        for (String unusable : new String[] {"two words", "x".repeat(129), "caf\u00e9", ""}) {
+            Response response = given().header("X-Request-Id", unusable).get("/api/products");
 
-        assertThat(response.header("X-Request-Id")).isNotBlank().isNotEqualTo("<script>");
+            assertThat(response.header("X-Request-Id")).as(unusable).isNotEqualTo(unusable);
+            assertThat(UUID.fromString(response.header("X-Request-Id")).version()).isEqualTo(7);
+            assertThat(response.header("X-Client-Request-Id")).as(unusable).isNull();
+        }
+    }
+
+    @Test
+    void aClientIdSentUnderTheHeaderTheServiceSetsForItsResourcesIsDropped() {
+        String user = TestTokens.newUser();
+
+        Response response = given().header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", UUID.randomUUID().toString()).header("X-Client-Request-Id", "forged")
+                .contentType("application/json").body(ONE_EBOOK).post("/api/orders");
+
+        assertThat(response.statusCode()).isEqualTo(201);
+        assertThat(response.header("X-Client-Request-Id")).isNull();
+        assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND client_request_id IS NULL",
+                user)).isEqualTo(1);
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.UUID;
 
 import static dev.onceguard.console.InvestigationPages.ONE_EBOOK;
@@ -52,10 +53,13 @@ class ConsoleRequestHistoryTest {
     void everyRetryIsListedWithItsOwnRequestIdAndAnswerOldestFirst() {
         String key = UUID.randomUUID().toString();
         String run = UUID.randomUUID().toString().substring(0, 8);
-        order(key, "client-first-" + run, ONE_EBOOK).then().statusCode(201);
-        order(key, "client-retry-a-" + run, ONE_EBOOK).then().statusCode(201).header("Idempotent-Replayed", "true");
-        order(key, "client-retry-b-" + run, ONE_EBOOK).then().statusCode(201).header("Idempotent-Replayed", "true");
-        order(key, "client-changed-" + run, TWO_EBOOKS).then().statusCode(422);
+        List<String> requestIds = List.of(
+                order(key, "client-first-" + run, ONE_EBOOK).then().statusCode(201).extract().header("X-Request-Id"),
+                order(key, "client-retry-a-" + run, ONE_EBOOK).then().statusCode(201)
+                        .header("Idempotent-Replayed", "true").extract().header("X-Request-Id"),
+                order(key, "client-retry-b-" + run, ONE_EBOOK).then().statusCode(201)
+                        .header("Idempotent-Replayed", "true").extract().header("X-Request-Id"),
+                order(key, "client-changed-" + run, TWO_EBOOKS).then().statusCode(422).extract().header("X-Request-Id"));
         long recordId = recordOf(key);
         assertThat(page("/console/operations/" + recordId, 200))
                 .contains("No request of this record is in the request log yet");
@@ -67,6 +71,11 @@ class ConsoleRequestHistoryTest {
         assertThat(log.indexOf("client-first-" + run)).isLessThan(log.indexOf("client-retry-a-" + run));
         assertThat(log.indexOf("client-retry-a-" + run)).isLessThan(log.indexOf("client-retry-b-" + run));
         assertThat(log.indexOf("client-retry-b-" + run)).isLessThan(log.indexOf("client-changed-" + run));
+        List<String> clientIds = List.of("client-first-", "client-retry-a-", "client-retry-b-", "client-changed-");
+        for (int i = 0; i < clientIds.size(); i++) {
+            assertThat(log).as("the service's id beside the client's").contains("<td class=\"mono\">" + requestIds.get(i)
+                    + "</td>\n          <td class=\"mono\">" + clientIds.get(i) + run + "</td>");
+        }
         assertThat(log.split("replayed the stored answer", -1)).hasSize(3);
         assertThat(log).contains("ran the operation").contains("refused: key reused with another payload");
     }

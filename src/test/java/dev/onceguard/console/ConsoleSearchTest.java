@@ -4,6 +4,7 @@ import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.PaidOrders;
 import dev.onceguard.TestTokens;
+import dev.onceguard.idempotency.RequestLog;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -16,6 +17,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import static dev.onceguard.console.InvestigationPages.ONE_EBOOK;
@@ -40,11 +42,15 @@ class ConsoleSearchTest {
     @Inject
     PaidOrders paidOrders;
 
+    @Inject
+    RequestLog requestLog;
+
 
     private final String user = TestTokens.newUser();
     private final String orderKey = "search-order-" + UUID.randomUUID();
     private final String paymentKey = "search-pay-" + UUID.randomUUID();
-    private final String retryRequestId = "search-retry-" + UUID.randomUUID();
+    private final String retryClientRequestId = "search-retry-" + UUID.randomUUID();
+    private String retryRequestId;
     private String orderId;
     private String paymentId;
     private long orderRecord;
@@ -55,9 +61,8 @@ class ConsoleSearchTest {
         orderId = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", orderKey)
                 .contentType("application/json").body(ONE_EBOOK).post("/api/orders")
                 .then().statusCode(201).extract().path("orderId");
-        given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", orderKey)
-                .header("X-Request-Id", retryRequestId).contentType("application/json").body(ONE_EBOOK).post("/api/orders")
-                .then().statusCode(201);
+        retryRequestId = orderWithRequestId(user, orderKey, retryClientRequestId).then().statusCode(201).extract()
+                .header("X-Request-Id");
         paymentId = given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", paymentKey)
                 .contentType("application/json").body("{\"paymentMethodToken\":\"tok_success\"}")
                 .post("/api/orders/" + orderId + "/payments")
@@ -65,6 +70,12 @@ class ConsoleSearchTest {
         sandboxWebhooks.deliverDueWithin(Duration.ofMinutes(5));
         orderRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE idempotency_key = ?", orderKey);
         paymentRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE idempotency_key = ?", paymentKey);
+    }
+
+    private static Response orderWithRequestId(String user, String key, String clientRequestId) {
+        return given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
+                .header("X-Request-Id", clientRequestId).contentType("application/json").body(ONE_EBOOK)
+                .post("/api/orders");
     }
 
     private static Response search(String q) {
@@ -125,13 +136,49 @@ class ConsoleSearchTest {
     }
 
     @Test
-    void aRetrysOwnRequestIdFindsItsOperation() {
-        // The request log is written in batches off the request path; the console reads whatever it holds.
-        Database.execute(db, """
-                INSERT INTO idempotency_request_log (record_id, request_id, received_at, outcome, http_status)
-                VALUES (?, ?, now(), 'REPLAYED', 201)""", orderRecord, retryRequestId);
+    void aRetryIsFoundByTheServicesIdAndByItsClientsOwn() {
+        requestLog.flush(); // the request log is written in batches off the request path
 
         assertThat(jumpsTo(retryRequestId)).isEqualTo("/console/operations/" + orderRecord);
+        assertThat(jumpsTo(retryClientRequestId)).isEqualTo("/console/operations/" + orderRecord);
+    }
+
+    @Test
+    void twoUsersSendingTheSameRequestIdAreTwoRequestsEachUnderItsOwnUser() {
+        String chosen = "chosen-" + UUID.randomUUID();
+        String victim = TestTokens.newUser();
+        String attacker = TestTokens.newUser();
+        Response victims = orderWithRequestId(victim, UUID.randomUUID().toString(), chosen);
+        Response attackers = orderWithRequestId(attacker, UUID.randomUUID().toString(), chosen);
+        requestLog.flush();
+
+        assertThat(List.of(victims.statusCode(), attackers.statusCode())).containsExactly(201, 201);
+        String victimsId = victims.header("X-Request-Id");
+        String attackersId = attackers.header("X-Request-Id");
+        assertThat(victimsId).as("each request gets the service's own id").isNotEqualTo(attackersId);
+        assertThat(List.of(victims.header("X-Client-Request-Id"), attackers.header("X-Client-Request-Id")))
+                .containsExactly(chosen, chosen);
+
+        String html = search(chosen).then().statusCode(200).extract().asString();
+        assertThat(html).contains("2 matches for");
+        assertThat(groupOf(html, victim)).contains(">" + victimsId + "</a>").doesNotContain(attackersId)
+                .contains("sent as " + chosen);
+        assertThat(groupOf(html, attacker)).contains(">" + attackersId + "</a>").doesNotContain(victimsId)
+                .contains("sent as " + chosen);
+        assertThat(jumpsTo(victimsId)).as("the service's id is one request")
+                .isEqualTo("/console/operations/" + recordOf(victim));
+        assertThat(jumpsTo(attackersId)).isEqualTo("/console/operations/" + recordOf(attacker));
+    }
+
+    /** The search page's group of the requests of {@code user} found by a client's request id. */
+    private static String groupOf(String html, String user) {
+        int heading = html.indexOf("request id, user " + user + "</h2>");
+        assertThat(heading).as("a group of its own for " + user).isNotNegative();
+        return html.substring(heading, html.indexOf("</section>", heading));
+    }
+
+    private long recordOf(String user) {
+        return Database.count(db, "SELECT id FROM idempotency_records WHERE user_id = ?", user);
     }
 
     @Test

@@ -36,8 +36,8 @@ class ConsoleUserPageTest {
                 .extract().path("orderId");
         pay(user, first, UUID.randomUUID().toString(), "tok_success").then().statusCode(201);
         pay(user, second, UUID.randomUUID().toString(), "tok_success").then().statusCode(201);
-        String conflictRequest = "req-reuse-" + UUID.randomUUID();
-        reuseKeyWithAnotherCart(firstKey, conflictRequest);
+        String conflictClientRequest = "req-reuse-" + UUID.randomUUID();
+        String conflictRequest = reuseKeyWithAnotherCart(firstKey, conflictClientRequest);
         long firstRecord = Database.count(db, "SELECT id FROM idempotency_records WHERE user_id = ? AND idempotency_key = ?",
                 user, firstKey);
         String waitingRequest = "req-waiting-" + UUID.randomUUID();
@@ -52,7 +52,8 @@ class ConsoleUserPageTest {
                 .contains("same cart as order <a class=\"mono\" href=\"/console/orders/" + second + "\">" + second + "</a>")
                 .contains("same cart as order <a class=\"mono\" href=\"/console/orders/" + first + "\">" + first + "</a>");
         String turnedAway = html.substring(html.indexOf("id=\"turned-away\""), html.indexOf("id=\"orders-heading\""));
-        assertThat(turnedAway).contains(conflictRequest).contains("422 refused: key reused with another payload")
+        assertThat(turnedAway).contains(conflictRequest + "</td>\n          <td class=\"mono\">" + conflictClientRequest)
+                .contains("422 refused: key reused with another payload")
                 .contains(waitingRequest).contains("409 refused: the first request was still running");
         for (String[] pair : new String[][] {{first, second}, {second, first}}) {
             assertThat(asSupport().get("/console/orders/" + pair[0]).then().statusCode(200).extract().asString())
@@ -61,10 +62,13 @@ class ConsoleUserPageTest {
         }
     }
 
-    /** The first key sent again with another cart: refused with 422, kept as a conflict. */
-    private void reuseKeyWithAnotherCart(String key, String requestId) {
-        io.restassured.RestAssured.given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
-                .header("X-Request-Id", requestId).contentType("application/json").body(TWO_EBOOKS)
-                .post("/api/orders").then().statusCode(422);
+    /**
+     * The first key sent again with another cart: refused with 422, kept as a conflict. Returns the id the service gave
+     * the request.
+     */
+    private String reuseKeyWithAnotherCart(String key, String clientRequestId) {
+        return io.restassured.RestAssured.given().header("Authorization", TestTokens.bearer(user))
+                .header("Idempotency-Key", key).header("X-Request-Id", clientRequestId).contentType("application/json")
+                .body(TWO_EBOOKS).post("/api/orders").then().statusCode(422).extract().header("X-Request-Id");
     }
 }

@@ -114,9 +114,10 @@ class PaymentStoryTest {
     void aProviderTimeoutIsSettledByItsWebhookWithReconciliationOffAndThePageSaysSo() throws Exception {
         String orderId = newOrder();
         String key = UUID.randomUUID().toString();
-        String requestId = "req-timeout-" + UUID.randomUUID();
+        String clientRequestId = "req-timeout-" + UUID.randomUUID();
 
-        Response unknown = pay(orderId, key, "tok_timeout_after_commit", requestId);
+        Response unknown = pay(orderId, key, "tok_timeout_after_commit", clientRequestId);
+        String requestId = unknown.header("X-Request-Id");
         String paymentId = unknown.path("paymentId");
         awaitPaymentStatus(paymentId, "SUCCEEDED");
         Response retry = pay(orderId, key, "tok_timeout_after_commit", "req-retry-" + UUID.randomUUID());

@@ -1,5 +1,6 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.platform.RequestIds;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -121,7 +122,7 @@ class IdempotencyPlansTest {
      */
     private long claimFinished(String user, String key) {
         IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
-                new IdempotencyKey(key), "f".repeat(64), "req-" + key, () -> null, () -> "{}");
+                new IdempotencyKey(key), "f".repeat(64), new RequestIds("req-" + key, null), () -> null, () -> "{}");
         Instant now = Instant.now();
         IdempotencyRecords.ClaimOutcome claim = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
                 new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),

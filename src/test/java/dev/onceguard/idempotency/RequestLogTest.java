@@ -58,7 +58,7 @@ class RequestLogTest {
         List<Row> rows = new ArrayList<>();
         try (Connection connection = db.getConnection();
              PreparedStatement read = connection.prepareStatement("""
-                     SELECT l.request_id, l.outcome, l.http_status FROM idempotency_request_log l
+                     SELECT l.client_request_id, l.outcome, l.http_status FROM idempotency_request_log l
                        JOIN idempotency_records r ON r.id = l.record_id
                       WHERE r.user_id = ? ORDER BY l.received_at, l.id""")) {
             read.setString(1, user);
@@ -205,7 +205,7 @@ class RequestLogTest {
             List<RequestLog.Entry> batch = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String requestId = "req-" + sent.size();
-                batch.add(new RequestLog.Entry(recordId, requestId, start.plusMillis(sent.size()), outcome,
+                batch.add(new RequestLog.Entry(recordId, UUID.randomUUID().toString(), requestId, start.plusMillis(sent.size()), outcome,
                         outcome == RequestLog.Outcome.REPLAYED ? 201 : 422));
                 sent.add(requestId);
             }
@@ -245,7 +245,7 @@ class RequestLogTest {
             List<String> kept = new ArrayList<>();
             try (Connection connection = db.getConnection();
                  PreparedStatement read = connection.prepareStatement(
-                         "SELECT request_id FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id")) {
+                         "SELECT client_request_id FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id")) {
                 read.setLong(1, recordId);
                 try (ResultSet result = read.executeQuery()) {
                     while (result.next()) {

@@ -63,10 +63,10 @@ class PackagedCrashIT {
         String orderId = field(created(post(port, "/api/orders", user, UUID.randomUUID().toString(),
                 "{\"items\":[{\"productId\":\"it-handbook\",\"quantity\":1}],\"currency\":\"EUR\"}")), "orderId");
         String paymentKey = UUID.randomUUID().toString();
-        String requestId = "req-killed-" + UUID.randomUUID();
+        String clientRequestId = "req-killed-" + UUID.randomUUID();
         CompletableFuture<HttpResponse<String>> answer = http.sendAsync(
                 post(port, "/api/orders/" + orderId + "/payments", user, paymentKey,
-                        "{\"paymentMethodToken\":\"tok_timeout_after_commit\"}").header("X-Request-Id", requestId).build(),
+                        "{\"paymentMethodToken\":\"tok_timeout_after_commit\"}").header("X-Request-Id", clientRequestId).build(),
                 HttpResponse.BodyHandlers.ofString());
         await().alias("the sandbox holds the committed charge").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(20)).pollInSameThread()
@@ -88,13 +88,15 @@ class PackagedCrashIT {
         String recordedRequestId = text(database, "SELECT request_id FROM idempotency_records WHERE id = ?", recordId);
         String operationPage = console(port, "/console/operations/" + recordId);
         assertThat(operationPage).contains(DIED).contains("href=\"/console/jobs?job=lease-recovery\"")
-                .contains(recordedRequestId).contains("no answer recorded").doesNotContain("sent once");
+                .contains(recordedRequestId).contains(clientRequestId).contains("no answer recorded")
+                .doesNotContain("sent once");
         String orderPage = console(port, "/console/orders/" + orderId);
         assertThat(orderPage).contains("href=\"/console/jobs?job=lease-recovery\"")
-                .contains(recordedRequestId).contains("no answer recorded");
+                .contains(recordedRequestId).contains(clientRequestId).contains("no answer recorded");
         assertThat(firstVerdict(orderPage)).as("the order page's worst verdict, first: the payment's, not the order's"
                 + " clean creation").startsWith("<article class=\"verdict warn\"").contains(DIED);
-        assertThat(recordedRequestId).isEqualTo(requestId);
+        assertThat(text(database, "SELECT client_request_id FROM idempotency_records WHERE id = ?", recordId))
+                .as("the killed request is found by the X-Request-Id its client sent").isEqualTo(clientRequestId);
         assertThat(count(database, "SELECT count(*) FROM sandbox_payments WHERE order_id = ?", orderId)).isEqualTo(1);
         assertThat(count(database, "SELECT count(*) FROM payments WHERE order_id = ? AND status = 'SUCCEEDED'", orderId))
                 .isEqualTo(1);

@@ -7,7 +7,7 @@ import dev.onceguard.platform.Caller;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
-import dev.onceguard.platform.RequestLimits;
+import dev.onceguard.platform.RequestIds;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
@@ -57,7 +57,7 @@ public class RefundResource {
         }
         LogContext.put(LogContext.PAYMENT_ID, paymentId);
         var request = idempotency.request(RefundService.OPERATION, userId, http.getHeader(IdempotencyKey.HEADER),
-                http.getHeader(RequestLimits.REQUEST_ID), Map.of("paymentId", paymentId), body,
+                RequestIds.of(http), Map.of("paymentId", paymentId), body,
                 CreateRefundRequest.class);
         return refunds.refund(request, paymentId, userId).map(IdempotentResponse::toResponse);
     }
