@@ -12,13 +12,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Password guessing as an attacker does it, by HTTP Basic and by the login form: past a few failures of a user name,
@@ -127,11 +127,9 @@ class SignInThrottleTest {
 
     /** Failures are counted once their answer is sent: waits (at most 10 s) until the subject waits. */
     private void awaitBlocked(String subject) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (Database.count(dataSource, "SELECT count(*) FROM console_sign_in_failures WHERE subject = ?"
-                + " AND blocked_until > now() + interval '1 second'", subject) == 0) {
-            assertThat(Instant.now()).as(subject + " waits").isBefore(deadline);
-            Thread.onSpinWait();
-        }
+        await().alias(subject + " waits").atMost(Duration.ofSeconds(10)).pollInSameThread()
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> Database.count(dataSource, "SELECT count(*) FROM console_sign_in_failures WHERE subject = ?"
+                        + " AND blocked_until > now() + interval '1 second'", subject) > 0);
     }
 }

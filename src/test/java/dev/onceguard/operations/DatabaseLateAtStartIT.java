@@ -20,12 +20,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The packaged service started while its database is not there yet: it waits (the HTTP port closed, so the startup
@@ -58,20 +58,15 @@ class DatabaseLateAtStartIT {
                 "QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false",
                 "MP_JWT_VERIFY_AUDIENCES", TestTokens.AUDIENCE));
 
-        Instant absentUntil = Instant.now().plus(ABSENT);
-        while (Instant.now().isBefore(absentUntil)) {
-            assertThat(service.isAlive()).as("the service waits for its database\n" + Files.readString(log)).isTrue();
-            assertThat(status(httpPort)).as("not ready without a database").isNotEqualTo(200);
-            Thread.sleep(500);
-        }
+        await().alias("the service waits for its database, alive and not ready").during(ABSENT)
+                .atMost(ABSENT.plusSeconds(30)).pollInterval(Duration.ofMillis(500)).pollInSameThread()
+                .until(() -> service.isAlive() && status(httpPort) != 200);
 
         relayTo(database.getHost(), database.getPort(), databasePort);
-        Instant deadline = Instant.now().plusSeconds(180);
-        while (status(httpPort) != 200) {
-            assertThat(service.isAlive()).as("the service is running\n" + Files.readString(log)).isTrue();
-            assertThat(Instant.now()).as("ready once the database is there\n" + Files.readString(log)).isBefore(deadline);
-            Thread.sleep(500);
-        }
+        await().alias("ready once the database is there").atMost(Duration.ofSeconds(180))
+                .pollInterval(Duration.ofMillis(500)).pollInSameThread()
+                .failFast("the service stopped", () -> !service.isAlive())
+                .until(() -> status(httpPort) == 200);
         String output = Files.readString(log);
         // (a starved CI machine may add Vert.x blocked-thread warnings with their stacks: they are not about the wait)
         assertThat(output).contains("Listening on")

@@ -50,7 +50,10 @@ class SlowClientTest {
                 + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\nj_username=sup");
     }
 
-    /** Sends {@code partial} and waits for the server to close; a read timeout means it held the connection. */
+    /**
+     * Sends {@code partial} and waits for the server to close; a read timeout means it held the connection. The bound
+     * is eight times the profile's 1 s timeouts: it only catches a connection held open, never a slow machine.
+     */
     private void assertHungUpOnWithin(int millis, String partial) throws IOException {
         try (Socket socket = new Socket(server.getHost(), server.getPort())) {
             socket.setSoTimeout(millis);

@@ -12,7 +12,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -20,13 +19,13 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.locks.LockSupport;
 
 import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
 import static dev.onceguard.Database.single;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Refunding payments through the API and the built-in sandbox provider, over HTTP like any external provider. */
 @QuarkusTest
@@ -65,15 +64,10 @@ class RefundFlowTest {
     private String paidPayment(String token) {
         String orderId = newOrder("p-184");
         String key = UUID.randomUUID().toString();
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        Response paid = pay(orderId, key, token);
-        while (paid.statusCode() != 201 && Instant.now().isBefore(deadline)) {
-            if (paid.statusCode() == 409) {
-                LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
-            }
-            paid = pay(orderId, key, token);
-        }
-        return paid.then().statusCode(201).extract().path("paymentId");
+        Response paid = await().alias("order " + orderId + " paid").atMost(Duration.ofSeconds(60))
+                .pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(500))
+                .until(() -> pay(orderId, key, token), answer -> answer.statusCode() == 201);
+        return paid.path("paymentId");
     }
 
     private Response pay(String orderId, String key, String token) {

@@ -107,7 +107,7 @@ final class StripeStub implements AutoCloseable {
         requests.add(request);
         Reply reply = responder.answer(request);
         try {
-            Thread.sleep(reply.delayMillis());
+            Thread.sleep(reply.delayMillis()); // a slow provider is what this reply plays; not a poll
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -278,7 +278,7 @@ public final class YooKassaStub implements AutoCloseable {
         requests.add(request);
         Reply reply = responder.answer(request, this);
         try {
-            Thread.sleep(reply.delayMillis());
+            Thread.sleep(reply.delayMillis()); // a slow provider is what this reply plays; not a poll
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
