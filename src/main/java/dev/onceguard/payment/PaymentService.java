@@ -16,6 +16,7 @@ import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
@@ -27,8 +28,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Pays for an order in atomic phases, because a call to the provider cannot sit inside a database transaction
@@ -60,6 +64,9 @@ public class PaymentService implements ResumableOperation {
     static final String OUTCOME_UNKNOWN = "outcome_unknown";
     static final String REQUIRES_ACTION = "requires_action";
     static final int RETRY_UNKNOWN_AFTER_SECONDS = 5;
+    /** The provider's payments an attempt takes over rather than charge again: money taken or on its way. */
+    private static final Set<ProviderStatus> ADOPTABLE = EnumSet.of(ProviderStatus.SUCCEEDED, ProviderStatus.PENDING,
+            ProviderStatus.REQUIRES_ACTION);
     private static final Logger LOG = Logger.getLogger(PaymentService.class);
 
     private final IdempotencyService idempotency;
@@ -149,8 +156,20 @@ public class PaymentService implements ResumableOperation {
         };
     }
 
-    /** (b) at the provider with the attempt's own key, which returns the first payment again, never a second one. */
+    /**
+     * (b) at the provider with the attempt's own key, which returns the first payment again, never a second one; unless
+     * the provider already holds a payment of the order that the database does not know, which is adopted instead.
+     */
     private AtomicPhase create(PaymentProvider provider, Payment payment, Cause cause) {
+        if (payment.providerPaymentId() == null) {
+            Optional<ProviderPayment> lost = paymentOfALostAttempt(provider, payment);
+            if (lost.isPresent()) {
+                LOG.warnf("payment %s adopts %s payment %s of order %s, which no attempt in the database knows "
+                                + "(an attempt whose commit was lost); no new charge", payment.paymentId(),
+                        payment.provider(), lost.get().providerPaymentId(), payment.orderId());
+                return applying(payment, lost.get(), cause);
+            }
+        }
         ProviderPayment answer;
         try {
             answer = provider.create(new CreatePayment(payment.providerIdempotencyKey(), payment.amount(),
@@ -163,6 +182,30 @@ public class PaymentService implements ResumableOperation {
             };
         }
         return applying(payment, answer, cause);
+    }
+
+    /**
+     * A payment of this attempt's order that the provider holds and no attempt in the database knows, succeeded or
+     * still in progress (a succeeded one first): the charge of an attempt whose rows a failover lost after the provider
+     * made it (decision 0045). The provider is asked once per attempt before its first answer, a round trip the order
+     * itself never pays; when the provider cannot be asked, the create goes on and its own answer decides.
+     */
+    private Optional<ProviderPayment> paymentOfALostAttempt(PaymentProvider provider, Payment payment) {
+        List<ProviderPayment> held;
+        try {
+            held = provider.paymentsOfOrder(payment.orderId());
+        } catch (ProviderOutcomeUnknown e) {
+            LOG.warnf("payment %s: could not list the provider's payments of order %s (%s)", payment.paymentId(),
+                    payment.orderId(), e.getMessage());
+            return Optional.empty();
+        }
+        List<ProviderPayment> unknownToUs = held.stream()
+                .filter(candidate -> candidate.providerPaymentId() != null && ADOPTABLE.contains(candidate.status()))
+                .filter(candidate -> QuarkusTransaction.requiringNew().call(() ->
+                        rows.findByProviderPayment(payment.provider(), candidate.providerPaymentId()).isEmpty()))
+                .toList();
+        return unknownToUs.stream().filter(candidate -> candidate.status() == ProviderStatus.SUCCEEDED).findFirst()
+                .or(() -> unknownToUs.stream().findFirst());
     }
 
     /** (b) for an attempt that waits for the customer: where the challenge stands; unanswered, it still waits. */
