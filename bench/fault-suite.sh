@@ -42,7 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # A private copy of the app, so that a concurrent `mvn package` cannot swap the jar under the replicas.
-cp -r target/quarkus-app "$WORK/app"
+cp -rp target/quarkus-app "$WORK/app"
 echo "jar built $(date -u -r "$WORK/app/quarkus-run.jar" +%FT%TZ), work folder $WORK"
 status=0
 for topology in ${PHASES//,/ }; do

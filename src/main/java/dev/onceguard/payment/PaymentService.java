@@ -161,12 +161,13 @@ public class PaymentService implements ResumableOperation {
      * the provider already holds a payment of the order that the database does not know, which is adopted instead.
      */
     private AtomicPhase create(PaymentProvider provider, Payment payment, Cause cause) {
-        if (payment.providerPaymentId() == null) {
+        if (config.adoptLostCharges() && payment.providerPaymentId() == null) {
             Optional<ProviderPayment> lost = paymentOfALostAttempt(provider, payment);
             if (lost.isPresent()) {
                 LOG.warnf("payment %s adopts %s payment %s of order %s, which no attempt in the database knows "
-                                + "(an attempt whose commit was lost); no new charge", payment.paymentId(),
-                        payment.provider(), lost.get().providerPaymentId(), payment.orderId());
+                                + "(this attempt's own earlier call whose answer was lost, or an attempt whose commit "
+                                + "was lost); no new charge", payment.paymentId(), payment.provider(),
+                        lost.get().providerPaymentId(), payment.orderId());
                 return applying(payment, lost.get(), cause);
             }
         }
@@ -187,8 +188,10 @@ public class PaymentService implements ResumableOperation {
     /**
      * A payment of this attempt's order that the provider holds and no attempt in the database knows, succeeded or
      * still in progress (a succeeded one first): the charge of an attempt whose rows a failover lost after the provider
-     * made it (decision 0045). The provider is asked once per attempt before its first answer, a round trip the order
-     * itself never pays; when the provider cannot be asked, the create goes on and its own answer decides.
+     * made it (decision 0045), or this attempt's own, made by an earlier call whose answer never arrived (which the
+     * create with the same key would return anyway). The provider is asked while the attempt has no provider payment
+     * yet, a round trip the order itself never pays; when the provider cannot be asked, the create goes on and its own
+     * answer decides.
      */
     private Optional<ProviderPayment> paymentOfALostAttempt(PaymentProvider provider, Payment payment) {
         List<ProviderPayment> held;
