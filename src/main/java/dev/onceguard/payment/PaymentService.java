@@ -18,6 +18,7 @@ import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.EarlierCommitLost;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -137,7 +138,7 @@ public class PaymentService implements ResumableOperation {
      */
     @Override
     public AtomicPhase resume(long recordId, Checkpoint checkpoint, Cause cause) {
-        Payment payment = QuarkusTransaction.requiringNew().call(() -> rows.get(checkpoint.resourceId()));
+        Payment payment = QuarkusTransaction.requiringNew().call(() -> attempt(checkpoint.resourceId()));
         if (!PaymentStates.waitsForProvider(payment.status())) {
             return () -> settle(payment.paymentId(), null);
         }
@@ -236,7 +237,7 @@ public class PaymentService implements ResumableOperation {
      * customer action, the client secret, which is why it is never stored); else the final 201.
      */
     private PhaseResult settle(String paymentId, CustomerAction customerAction) {
-        Payment current = rows.get(paymentId);
+        Payment current = attempt(paymentId);
         String location = "/api/payments/" + paymentId;
         return switch (current.status()) {
             case UNKNOWN -> PhaseResult.pause(new Checkpoint(OUTCOME_UNKNOWN, RESOURCE_TYPE, paymentId),
@@ -250,6 +251,12 @@ public class PaymentService implements ResumableOperation {
                     config.customerActionWait());
             default -> PhaseResult.completed(finalResponse(current));
         };
+    }
+
+    /** The attempt this operation inserted in its phase (a); gone only when a failover lost that commit. */
+    private Payment attempt(String paymentId) {
+        return rows.find(paymentId).orElseThrow(() -> new EarlierCommitLost("payment " + paymentId
+                + " vanished while its operation ran"));
     }
 
     /**

@@ -7,14 +7,20 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
 import static dev.onceguard.Database.single;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A payment attempt whose commit the database lost after the provider charged (what an asynchronous standby's
@@ -83,6 +89,30 @@ class LostCommitTest {
         assertThat(count(db, "SELECT count(*) FROM outbox_events WHERE aggregate_id = ? AND event_type = 'ORDER_PAID'",
                 orderId)).isEqualTo(1);
         assertThat(pay(orderId, key, "tok_error_after_commit").header("Idempotent-Replayed")).isEqualTo("true");
+    }
+
+    @Test
+    void aRequestWhoseOwnAttemptIsLostWhileTheProviderAnswersIsA503AndItsRetryAdoptsTheCharge() throws Exception {
+        String orderId = newOrder();
+        String key = UUID.randomUUID().toString();
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        Future<Response> waiting = client.submit(() -> pay(orderId, key, "tok_timeout_after_commit"));
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() ->
+                count(db, "SELECT count(*) FROM sandbox_payments WHERE order_id = ?", orderId) == 1);
+        loseTheCommitsOf(single(db, String.class, "SELECT payment_id FROM payments WHERE order_id = ?", orderId));
+
+        Response lost = waiting.get(30, TimeUnit.SECONDS);
+        client.shutdown();
+        Response retry = pay(orderId, key, "tok_timeout_after_commit");
+
+        assertThat(lost.statusCode()).isEqualTo(503);
+        assertThat(lost.header("Retry-After")).isEqualTo("1");
+        assertThat(lost.<String>path("code")).isEqualTo("SERVICE_UNAVAILABLE");
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.<String>path("status")).isEqualTo("SUCCEEDED");
+        assertThat(sandboxStatusesOf(orderId)).containsExactly("SUCCEEDED");
+        assertThat(count(db, "SELECT count(*) FROM orders WHERE order_id = ? AND status = 'PAID'", orderId))
+                .isEqualTo(1);
     }
 
     @Test
