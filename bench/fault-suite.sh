@@ -15,7 +15,8 @@
 # FAULT_JAVA_OPTS, FAULT_KEEP (0; 1 keeps the work folder with its logs and database).
 # FAULT_PHASES (main): which topologies run, comma-separated, each with servers of its own: main (the phases above),
 # failover (FAULT_FAILOVER_LAG 1 s of WAL held before each kill, FAULT_PROMOTE_AFTER 1 s), pooler (needs pgbouncer).
-# FAULT_PG_PORT (base +2), FAULT_STANDBY_PORT (base +7), FAULT_PGBOUNCER_PORT (base +8), FAULT_WORK_PREFIX
+# FAULT_PG_PORT (base +2), FAULT_STANDBY_PORT (base +7), FAULT_PGBOUNCER_PORT (base +8), FAULT_PROVIDER_PG_PORT and
+# FAULT_PROVIDER_PORT (base +9, +10: the failover topology's payment provider, outside the failed-over database), FAULT_WORK_PREFIX
 # (/tmp/onceguard-faults).
 # Exit status 0 only when every invariant holds (the asynchronous failover's losses are reported, not counted).
 set -euo pipefail
@@ -42,7 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # A private copy of the app, so that a concurrent `mvn package` cannot swap the jar under the replicas.
-cp -r target/quarkus-app "$WORK/app"
+cp -rp target/quarkus-app "$WORK/app"
 echo "jar built $(date -u -r "$WORK/app/quarkus-run.jar" +%FT%TZ), work folder $WORK"
 status=0
 for topology in ${PHASES//,/ }; do

@@ -68,7 +68,7 @@ class Findings:
             getattr(self, kind).append(text)
 
 
-def check_phase(phase, operations, postgres, port, tokens, users):
+def check_phase(phase, operations, postgres, port, tokens, users, provider_port):
     """Checks every answered key of one phase: replays identical, one order per key, one provider charge per payment,
     one license / notification / loyalty entry per paid order, and nothing left unfinished."""
     findings = Findings()
@@ -133,7 +133,7 @@ def check_phase(phase, operations, postgres, port, tokens, users):
     def charges(order_id):
         answer = None
         for _ in range(5):
-            answer = send(port, "GET", "/sandbox/v1/payments?orderId=" + order_id)
+            answer = send(provider_port, "GET", "/sandbox/v1/payments?orderId=" + order_id)
             if answer is not None and answer.status == 200:
                 break
         if answer is None or answer.status != 200:
@@ -199,7 +199,7 @@ def check_phase(phase, operations, postgres, port, tokens, users):
     return findings
 
 
-def check_global(postgres, initial_stock, limited_product):
+def check_global(postgres, initial_stock, limited_product, provider_db):
     """Database-wide: stock adds up, nothing PROCESSING or pending after recovery, no orphan orders."""
     findings = Findings()
     remaining = int(postgres.scalar(f"SELECT stock FROM products WHERE product_id = '{limited_product}'"))
@@ -213,19 +213,22 @@ def check_global(postgres, initial_stock, limited_product):
         ("idempotency records PROCESSING", "SELECT count(*) FROM idempotency_records WHERE status = 'PROCESSING'"),
         ("outbox events not DONE", "SELECT count(*) FROM outbox_events WHERE status <> 'DONE'"),
         ("webhook events not processed", "SELECT count(*) FROM webhook_inbox WHERE status NOT IN ('PROCESSED', 'IGNORED')"),
-        ("sandbox deliveries not delivered", "SELECT count(*) FROM sandbox_webhook_deliveries WHERE status <> 'DELIVERED'"),
         ("payments unresolved", "SELECT count(*) FROM payments WHERE status IN ('CREATED', 'PENDING', 'UNKNOWN')"),
         ("orders PAID not FULFILLED", "SELECT count(*) FROM orders WHERE status = 'PAID'"),
     ]:
         n = int(postgres.scalar(sql))
         if n:
             findings.add("stuck", f"{n} {what}")
+    undelivered = int(provider_db.scalar(
+        "SELECT count(*) FROM sandbox_webhook_deliveries WHERE status <> 'DELIVERED'"))
+    if undelivered:
+        findings.add("stuck", f"{undelivered} sandbox deliveries not delivered")
     orphans = int(postgres.scalar(
         "SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM idempotency_records r "
         "WHERE r.id = o.idempotency_record_id AND r.operation = 'create-order' AND r.resource_id = o.order_id)"))
     if orphans:
         findings.add("duplicates", f"{orphans} orders not named by the idempotency record they name")
-    two_charges = int(postgres.scalar(
+    two_charges = int(provider_db.scalar(
         "SELECT count(*) FROM (SELECT order_id FROM sandbox_payments WHERE status = 'SUCCEEDED' "
         "GROUP BY order_id HAVING count(*) > 1) t"))
     if two_charges:

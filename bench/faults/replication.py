@@ -240,6 +240,7 @@ server_reset_query =
 server_check_delay = 1
 server_connect_timeout = 3
 server_login_retry = 1
+admin_users = postgres
 logfile = {self.logfile}
 """)
         for path in (users, self.config):
@@ -257,6 +258,23 @@ logfile = {self.logfile}
                 return
             time.sleep(0.2)
         raise RuntimeError(f"PgBouncer not listening on {self.port}; see {self.logfile}")
+
+    def show(self, what):
+        """One SHOW command of PgBouncer's admin console, as a list of rows (dicts by column name)."""
+        out = subprocess.run([f"{PG_BIN}/psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                              "-d", "pgbouncer", "-X", "-q", "-A", "-F", "\t", "-P", "footer=off", "-c", f"SHOW {what}"],
+                             check=True, capture_output=True, text=True).stdout.splitlines()
+        header = out[0].split("\t") if out else []
+        return [dict(zip(header, line.split("\t"))) for line in out[1:]]
+
+    def totals(self):
+        """The onceguard database's running totals: transactions, queries and the microseconds spent in them and
+        waiting for a server connection."""
+        for row in self.show("STATS"):
+            if row.get("database") == "onceguard":
+                return {k: int(row[k]) for k in ("total_xact_count", "total_query_count", "total_xact_time",
+                                                 "total_query_time", "total_wait_time")}
+        return None
 
     def stop(self):
         if self.proc and self.proc.poll() is None:

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.idempotency.IdempotentResponse.Outcome;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.EarlierCommitLost;
 import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -371,7 +372,7 @@ public class IdempotencyService {
                         : new Paused(point.checkpoint(), point.answer());
             }
         }
-        IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new IllegalStateException(
+        IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new EarlierCommitLost(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
         if (record.isFinished()) {
             return new Finished(new IdempotentResponse(Outcome.REPLAYED, record.response()));

@@ -16,7 +16,9 @@ import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
+import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.EarlierCommitLost;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -27,8 +29,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Pays for an order in atomic phases, because a call to the provider cannot sit inside a database transaction
@@ -60,6 +65,9 @@ public class PaymentService implements ResumableOperation {
     static final String OUTCOME_UNKNOWN = "outcome_unknown";
     static final String REQUIRES_ACTION = "requires_action";
     static final int RETRY_UNKNOWN_AFTER_SECONDS = 5;
+    /** The provider's payments an attempt takes over rather than charge again: money taken or on its way. */
+    private static final Set<ProviderStatus> ADOPTABLE = EnumSet.of(ProviderStatus.SUCCEEDED, ProviderStatus.PENDING,
+            ProviderStatus.REQUIRES_ACTION);
     private static final Logger LOG = Logger.getLogger(PaymentService.class);
 
     private final IdempotencyService idempotency;
@@ -130,7 +138,7 @@ public class PaymentService implements ResumableOperation {
      */
     @Override
     public AtomicPhase resume(long recordId, Checkpoint checkpoint, Cause cause) {
-        Payment payment = QuarkusTransaction.requiringNew().call(() -> rows.get(checkpoint.resourceId()));
+        Payment payment = QuarkusTransaction.requiringNew().call(() -> attempt(checkpoint.resourceId()));
         if (!PaymentStates.waitsForProvider(payment.status())) {
             return () -> settle(payment.paymentId(), null);
         }
@@ -149,8 +157,21 @@ public class PaymentService implements ResumableOperation {
         };
     }
 
-    /** (b) at the provider with the attempt's own key, which returns the first payment again, never a second one. */
+    /**
+     * (b) at the provider with the attempt's own key, which returns the first payment again, never a second one; unless
+     * the provider already holds a payment of the order that the database does not know, which is adopted instead.
+     */
     private AtomicPhase create(PaymentProvider provider, Payment payment, Cause cause) {
+        if (config.adoptLostCharges() && payment.providerPaymentId() == null) {
+            Optional<ProviderPayment> lost = paymentOfALostAttempt(provider, payment);
+            if (lost.isPresent()) {
+                LOG.warnf("payment %s adopts %s payment %s of order %s, which no attempt in the database knows "
+                                + "(this attempt's own earlier call whose answer was lost, or an attempt whose commit "
+                                + "was lost); no new charge", payment.paymentId(), payment.provider(),
+                        lost.get().providerPaymentId(), payment.orderId());
+                return applying(payment, lost.get(), cause);
+            }
+        }
         ProviderPayment answer;
         try {
             answer = provider.create(new CreatePayment(payment.providerIdempotencyKey(), payment.amount(),
@@ -163,6 +184,32 @@ public class PaymentService implements ResumableOperation {
             };
         }
         return applying(payment, answer, cause);
+    }
+
+    /**
+     * A payment of this attempt's order that the provider holds and no attempt in the database knows, succeeded or
+     * still in progress (a succeeded one first): the charge of an attempt whose rows a failover lost after the provider
+     * made it (decision 0045), or this attempt's own, made by an earlier call whose answer never arrived (which the
+     * create with the same key would return anyway). The provider is asked while the attempt has no provider payment
+     * yet, a round trip the order itself never pays; when the provider cannot be asked, the create goes on and its own
+     * answer decides.
+     */
+    private Optional<ProviderPayment> paymentOfALostAttempt(PaymentProvider provider, Payment payment) {
+        List<ProviderPayment> held;
+        try {
+            held = provider.paymentsOfOrder(payment.orderId());
+        } catch (ProviderOutcomeUnknown e) {
+            LOG.warnf("payment %s: could not list the provider's payments of order %s (%s)", payment.paymentId(),
+                    payment.orderId(), e.getMessage());
+            return Optional.empty();
+        }
+        List<ProviderPayment> unknownToUs = held.stream()
+                .filter(candidate -> candidate.providerPaymentId() != null && ADOPTABLE.contains(candidate.status()))
+                .filter(candidate -> QuarkusTransaction.requiringNew().call(() ->
+                        rows.findByProviderPayment(payment.provider(), candidate.providerPaymentId()).isEmpty()))
+                .toList();
+        return unknownToUs.stream().filter(candidate -> candidate.status() == ProviderStatus.SUCCEEDED).findFirst()
+                .or(() -> unknownToUs.stream().findFirst());
     }
 
     /** (b) for an attempt that waits for the customer: where the challenge stands; unanswered, it still waits. */
@@ -190,7 +237,7 @@ public class PaymentService implements ResumableOperation {
      * customer action, the client secret, which is why it is never stored); else the final 201.
      */
     private PhaseResult settle(String paymentId, CustomerAction customerAction) {
-        Payment current = rows.get(paymentId);
+        Payment current = attempt(paymentId);
         String location = "/api/payments/" + paymentId;
         return switch (current.status()) {
             case UNKNOWN -> PhaseResult.pause(new Checkpoint(OUTCOME_UNKNOWN, RESOURCE_TYPE, paymentId),
@@ -204,6 +251,12 @@ public class PaymentService implements ResumableOperation {
                     config.customerActionWait());
             default -> PhaseResult.completed(finalResponse(current));
         };
+    }
+
+    /** The attempt this operation inserted in its phase (a); gone only when a failover lost that commit. */
+    private Payment attempt(String paymentId) {
+        return rows.find(paymentId).orElseThrow(() -> new EarlierCommitLost("payment " + paymentId
+                + " vanished while its operation ran"));
     }
 
     /**

@@ -22,6 +22,14 @@ public interface PaymentsConfig {
     Duration pendingCheckAfter();
 
     /**
+     * Whether a payment attempt first asks the provider for the payments it holds of the order, to adopt the charge of
+     * an attempt the database lost instead of charging again (decision 0045): one more provider call per attempt,
+     * which a deployment whose database cannot lose an answered commit (a synchronous standby) may save.
+     */
+    @WithDefault("true")
+    boolean adoptLostCharges();
+
+    /**
      * How long lease recovery leaves a payment waiting for the customer (3-D Secure) alone before asking the provider
      * about it: the provider's webhook settles it when the customer is done, and a client's retry asks at once.
      */

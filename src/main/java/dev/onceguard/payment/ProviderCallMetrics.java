@@ -31,7 +31,8 @@ import java.util.function.Function;
  * provider answered ({@code succeeded}, {@code pending}, {@code requires_action}, {@code failed}, {@code canceled}),
  * {@code unknown} (timeout, 5xx, broken connection) or {@code error} (an answer the adapter could not use); refund calls
  * ({@code refund}, {@code find_refund}) are labelled with the refund's status, or {@code not_found}; a call whose
- * answer is not a payment's status (a notification's read-back) is {@code answered} when it got one.
+ * answer is not a payment's status (a notification's read-back, the list of an order's payments a payment attempt asks
+ * for, {@code payments_of_order}) is {@code answered} when it got one.
  */
 @ApplicationScoped
 public class ProviderCallMetrics {
@@ -40,6 +41,7 @@ public class ProviderCallMetrics {
     static final String RETRIEVE = "retrieve";
     static final String REFUND = "refund";
     static final String FIND_REFUND = "find_refund";
+    static final String PAYMENTS_OF_ORDER = "payments_of_order";
     static final String UNKNOWN = "unknown";
     static final String ERROR = "error";
     static final String ANSWERED = "answered";
@@ -155,6 +157,11 @@ public class ProviderCallMetrics {
                 throws ProviderOutcomeUnknown {
             return metrics.measure(adapter.name(), FIND_REFUND, () -> adapter.findRefund(providerPaymentId, refundId),
                     answer -> answer.map(found -> found.status().name()).orElse("not_found"));
+        }
+
+        @Override
+        public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
+            return metrics.measureObject(adapter.name(), PAYMENTS_OF_ORDER, () -> adapter.paymentsOfOrder(orderId));
         }
 
         @Override

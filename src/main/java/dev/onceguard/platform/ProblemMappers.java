@@ -119,7 +119,7 @@ public class ProblemMappers {
         };
     }
 
-    @ServerExceptionMapper({JDBCConnectionException.class, SQLTransientException.class})
+    @ServerExceptionMapper({JDBCConnectionException.class, SQLTransientException.class, EarlierCommitLost.class})
     public Response databaseUnavailable(Throwable e) {
         LOG.warnf("database unavailable: %s", e.getMessage());
         return Response.fromResponse(respond(Problem.of(503, "SERVICE_UNAVAILABLE", "Service unavailable",

@@ -20,6 +20,7 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -52,6 +53,11 @@ public class TestPayProvider implements PaymentProvider {
 
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
+        throw new ProviderOutcomeUnknown("testpay has no payment API", null);
+    }
+
+    @Override
+    public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
         throw new ProviderOutcomeUnknown("testpay has no payment API", null);
     }
 

@@ -2,6 +2,7 @@ package dev.onceguard.payment.provider;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -27,6 +28,17 @@ public interface PaymentProvider {
 
     /** The provider's current view of one payment. */
     ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown;
+
+    /**
+     * The provider's payments of onceguard order {@code orderId}, found by the {@code order_id} metadata sent with each
+     * create (one page, at most 100). A payment attempt asks before it creates a payment, so that a charge whose attempt
+     * the database has lost (the commits an asynchronous standby had not received when it was promoted) is adopted
+     * instead of made again (decision 0045). A provider whose API cannot find payments by metadata answers an empty
+     * list, and says why in its adapter.
+     *
+     * @throws ProviderOutcomeUnknown on timeout, 5xx or a broken connection
+     */
+    List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown;
 
     /**
      * Refunds (part of) a payment, idempotently: the same {@link CreateRefund#idempotencyKey()} always names the same

@@ -9,8 +9,10 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
+import java.util.List;
 import java.util.Map;
 
 /** The sandbox provider's HTTP API as the service calls it, like any external provider's. */
@@ -33,12 +35,20 @@ public interface SandboxApi extends AutoCloseable {
     record PaymentBody(String id, String status, String amount, String currency, String orderId, String created) {
     }
 
+    @RegisterForReflection
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record PaymentList(List<PaymentBody> data, boolean hasMore) {
+    }
+
     @POST
     PaymentBody create(@HeaderParam("Idempotency-Key") String idempotencyKey, CreateBody body);
 
     @GET
     @Path("/{id}")
     PaymentBody get(@PathParam("id") String id);
+
+    @GET
+    PaymentList ofOrder(@QueryParam("orderId") String orderId);
 
     @Override
     void close();

@@ -28,6 +28,8 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +103,21 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
             return toPayment(call(what, () -> api().get(providerPaymentId)));
         } catch (SandboxRefused e) {
             throw new IllegalStateException("sandbox refused " + what + " with " + e.status);
+        }
+    }
+
+    /** {@code GET /payments?orderId=…}: the sandbox keeps each payment's order, from the {@code order_id} metadata. */
+    @Override
+    public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
+        String what = "list the payments of order " + orderId;
+        try {
+            List<ProviderPayment> payments = new ArrayList<>();
+            for (SandboxApi.PaymentBody payment : call(what, () -> api().ofOrder(orderId)).data()) {
+                payments.add(toPayment(payment));
+            }
+            return payments;
+        } catch (SandboxRefused e) {
+            throw new IllegalStateException("sandbox refused to " + what + " with " + e.status);
         }
     }
 

@@ -147,6 +147,26 @@ public class StripePaymentProvider implements PaymentProvider {
     }
 
     /**
+     * {@code GET /v1/payment_intents/search?query=metadata['order_id']:'…'}. Stripe's search index lags its writes
+     * (Stripe documents "generally under a minute"), so an intent created moments ago may not be listed yet.
+     */
+    @Override
+    public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
+        String query = "metadata['order_id']:'" + orderId.replace("\\", "\\\\").replace("'", "\\'") + "'";
+        HttpResponse<String> answer = send(request("/v1/payment_intents/search?limit=100&query="
+                + URLEncoder.encode(query, StandardCharsets.UTF_8)).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " to the search for the intents"
+                    + " of order " + orderId, null);
+        }
+        List<ProviderPayment> payments = new ArrayList<>();
+        for (JsonNode intent : parse(answer).path("data")) {
+            payments.add(paymentOf(intent));
+        }
+        return payments;
+    }
+
+    /**
      * {@code POST /v1/refunds} of the intent, with the refund's provider key as Stripe's {@code Idempotency-Key} and
      * onceguard's ids as metadata. A 4xx other than an idempotency error (more than remains of the charge, a charge
      * already refunded) made no refund: FAILED.

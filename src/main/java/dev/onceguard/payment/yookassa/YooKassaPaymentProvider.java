@@ -144,6 +144,18 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         return paymentOf(read(providerPaymentId));
     }
 
+    /**
+     * Always empty: YooKassa's payment list ({@code GET /payments}) filters by creation and capture time, status and
+     * payment method, never by metadata, so the only way to find an order's payments would be to page through every
+     * payment of the shop since the order was placed, on every payment attempt. A YooKassa deployment relies on the
+     * synchronous standby instead; a charge whose attempt was lost anyway is found in YooKassa's dashboard by the
+     * description every payment carries ({@code Order <order id>}).
+     */
+    @Override
+    public List<ProviderPayment> paymentsOfOrder(String orderId) {
+        return List.of();
+    }
+
     private JsonNode read(String providerPaymentId) throws ProviderOutcomeUnknown {
         return readObject("/payments/", providerPaymentId);
     }

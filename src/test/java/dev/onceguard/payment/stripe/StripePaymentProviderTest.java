@@ -19,6 +19,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -159,6 +160,24 @@ class StripePaymentProviderTest {
         assertThat(request.path()).isEqualTo("/v1/payment_intents/" + created.providerPaymentId());
         assertThat(request.headers()).containsEntry("authorization", "Bearer " + API_KEY);
         assertThatThrownBy(() -> provider.retrieve("pi_missing")).isInstanceOf(ProviderOutcomeUnknown.class);
+    }
+
+    @Test
+    void theOrdersPaymentsAreFoundBySearchingTheOrderIdMetadata() throws Exception {
+        String succeeded = StripeEvents.paymentIntent("pi_7Lkd", "succeeded", 150000, "rub");
+        String declined = StripeEvents.paymentIntent("pi_8Lkd", "requires_payment_method", 150000, "rub");
+        stripe.answer(request -> StripeStub.Reply.json(200,
+                "{\"object\":\"search_result\",\"data\":[" + succeeded + "," + declined + "],\"has_more\":false}"));
+
+        List<ProviderPayment> found = provider.paymentsOfOrder("ord_01JD");
+
+        assertThat(found).containsExactly(new ProviderPayment("pi_7Lkd", ProviderStatus.SUCCEEDED),
+                new ProviderPayment("pi_8Lkd", ProviderStatus.FAILED));
+        StripeStub.Recorded request = stripe.requests.get(0);
+        assertThat(request.method()).isEqualTo("GET");
+        assertThat(request.path()).isEqualTo("/v1/payment_intents/search");
+        assertThat(request.query()).isEqualTo("limit=100&query=metadata['order_id']:'ord_01JD'");
+        assertThat(request.headers()).containsEntry("authorization", "Bearer " + API_KEY);
     }
 
     @Test

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class StripeStub implements AutoCloseable {
 
-    record Recorded(String method, String path, Map<String, String> headers, String body) {
+    /** @param query the decoded query string, or null */
+    record Recorded(String method, String path, Map<String, String> headers, String body, String query) {
 
         Map<String, String> form() {
             Map<String, String> fields = new HashMap<>();
@@ -103,7 +104,8 @@ final class StripeStub implements AutoCloseable {
         Map<String, String> headers = new HashMap<>();
         exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT), values.get(0)));
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        Recorded request = new Recorded(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), headers, body);
+        Recorded request = new Recorded(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), headers, body,
+                exchange.getRequestURI().getQuery());
         requests.add(request);
         Reply reply = responder.answer(request);
         try {
