@@ -13,10 +13,10 @@ import java.util.Optional;
 
 /**
  * The engine's read-only queries over its records, its request log and its refused key reuses, for the operator
- * console: the only statements outside the engine's own lifecycle that read {@code idempotency_records}. Nothing here
- * writes. Each method names the columns its rows carry; the caller maps them to its own records. Every statement is
- * bounded by {@link #TIMEOUT_SECONDS}, as the console's other reads are: a page that cannot answer fails instead of
- * holding a connection.
+ * console, which reads {@code idempotency_records} only through them. Nothing here writes. Each method names the
+ * columns its rows carry; the caller maps them to its own records. Every statement is bounded by
+ * {@link #TIMEOUT_SECONDS}, as the console's other reads are: a page that cannot answer fails instead of holding a
+ * connection.
  */
 @ApplicationScoped
 public class IdempotencyRecordQueries {
