@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  */
 record Cursor(Instant at, String id) {
 
-    private static final Pattern FORMAT = Pattern.compile("(-?\\d{1,19})-([A-Za-z0-9_]{1,64})");
+    /** Microseconds, then a row's number or a prefixed id such as {@code pay_…}. */
+    private static final Pattern FORMAT = Pattern.compile("(-?\\d{1,19})-(\\d{1,19}|[a-z]{1,8}_[A-Za-z0-9_]{1,56})");
 
     Cursor(Instant at, long id) {
         this(at, Long.toString(id));

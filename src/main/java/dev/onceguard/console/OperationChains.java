@@ -1,6 +1,5 @@
 package dev.onceguard.console;
 
-import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.console.OperationChain.Conflict;
@@ -13,6 +12,7 @@ import dev.onceguard.console.OperationChain.Payment;
 import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
 import dev.onceguard.console.OperationChain.WebhookEvent;
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.payment.PaymentService;
 import dev.onceguard.payment.refund.RefundService;
 import dev.onceguard.platform.Cause;
