@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.platform.Jobs;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -70,10 +71,12 @@ public class ActivityOverview {
             new Series(DUPLICATE, "Duplicate webhook deliveries"));
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final JobSwitches jobSwitches;
 
-    public ActivityOverview(ConsoleReads reads, JobSwitches jobSwitches) {
+    public ActivityOverview(ConsoleReads reads, IdempotencyRecordQueries records, JobSwitches jobSwitches) {
         this.reads = reads;
+        this.records = records;
         this.jobSwitches = jobSwitches;
     }
 
@@ -86,10 +89,10 @@ public class ActivityOverview {
         Map<String, long[]> perHour = hourly(since);
         Map<String, Long> totals = new HashMap<>();
         perHour.forEach((series, counts) -> totals.put(series, Arrays.stream(counts).sum()));
-        Processing processing = processing();
+        IdempotencyRecordQueries.Processing processing = records.processing();
         Outbox outbox = outbox();
         UnknownPayments unknown = unknownPayments();
-        return new Overview(since, totals, processing.stuck(), processing.all(), outbox.pending(), outbox.retrying(),
+        return new Overview(since, totals, processing.stuck(), processing.processing(), outbox.pending(), outbox.retrying(),
                 outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns(),
                 charts(hours, perHour), table(hours, perHour), jobSwitches.warnings());
     }
@@ -107,16 +110,6 @@ public class ActivityOverview {
                     .map(series -> perHour.getOrDefault(series.id(), new long[HOURS])[hour]).toList()));
         }
         return table;
-    }
-
-    private record Processing(long stuck, long all) {
-    }
-
-    private Processing processing() {
-        return reads.one("""
-                        SELECT count(*) FILTER (WHERE lease_expires_at <= now()) AS stuck, count(*) AS processing
-                          FROM idempotency_records WHERE status = 'PROCESSING' AND lease_expires_at IS NOT NULL""",
-                row -> new Processing(row.getLong("stuck"), row.getLong("processing"))).orElseThrow();
     }
 
     private record Outbox(long pending, long retrying, long dead, Instant oldestPending) {

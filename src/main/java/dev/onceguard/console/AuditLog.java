@@ -1,11 +1,11 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -128,18 +128,11 @@ public class AuditLog {
     }
 
     KeysetPage<Entry> list(Optional<Cursor> after) {
-        StringBuilder sql = new StringBuilder("""
-                SELECT id, at, actor, action, target_type, target_id, reason, outcome, detail FROM console_audit WHERE true""");
-        List<Object> parameters = new ArrayList<>();
-        after.ifPresent(cursor -> {
-            sql.append(" AND (at, id) < (?, ?)");
-            parameters.add(cursor.at());
-            parameters.add(cursor.id());
-        });
-        sql.append(" ORDER BY at DESC, id DESC LIMIT ?");
-        parameters.add(PAGE_SIZE + 1);
-        List<Entry> rows = reads.list(sql.toString(), AuditLog::entry, parameters.toArray());
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.at(), row.id()));
+        KeysetQuery query = KeysetQuery.newestFirst("""
+                SELECT id, at, actor, action, target_type, target_id, reason, outcome, detail FROM console_audit""",
+                "at", "id", PAGE_SIZE);
+        after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
+        return reads.page(query, AuditLog::entry, row -> new Cursor(row.at(), row.id()));
     }
 
     private static Entry entry(ResultSet row) throws SQLException {

@@ -1,5 +1,7 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
+import dev.onceguard.payment.PaymentService;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.micrometer.core.instrument.Counter;
@@ -7,6 +9,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,11 +134,13 @@ public class BulkActions {
     }
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final ConsoleAudit audit;
     private final MeterRegistry registry;
 
-    public BulkActions(ConsoleReads reads, ConsoleAudit audit, MeterRegistry registry) {
+    public BulkActions(ConsoleReads reads, IdempotencyRecordQueries records, ConsoleAudit audit, MeterRegistry registry) {
         this.reads = reads;
+        this.records = records;
         this.audit = audit;
         this.registry = registry;
         for (Action action : Action.values()) {
@@ -161,25 +167,27 @@ public class BulkActions {
 
     /** Stuck operations a release would take: those that cannot have reached an external call. */
     Selection releasableStuck() {
-        return select("""
-                SELECT id, created_at AS at FROM idempotency_records
-                 WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND recovery_point = 'started'
-                 ORDER BY created_at, id LIMIT ?""", Timestamps.now(), MAX_ROWS + 1);
+        return selected(records.abandonedForBulk(Timestamps.now(), false, null, MAX_ROWS + 1, BulkActions::taken));
     }
 
     /** Stuck payments past their provider call: what "send to reconciliation" is for. */
     Selection reconcilableStuck() {
-        return select("""
-                SELECT id, created_at AS at FROM idempotency_records
-                 WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND recovery_point <> 'started'
-                   AND operation = 'create-payment'
-                 ORDER BY created_at, id LIMIT ?""", Timestamps.now(), MAX_ROWS + 1);
+        return selected(records.abandonedForBulk(Timestamps.now(), true, PaymentService.OPERATION, MAX_ROWS + 1,
+                BulkActions::taken));
+    }
+
+    private record Taken(long id, Instant at) {
+    }
+
+    private static Taken taken(ResultSet row) throws SQLException {
+        return new Taken(row.getLong("id"), instant(row, "at"));
     }
 
     private Selection select(String sql, Object... parameters) {
-        record Taken(long id, Instant at) {
-        }
-        List<Taken> matched = reads.list(sql, row -> new Taken(row.getLong("id"), instant(row, "at")), parameters);
+        return selected(reads.list(sql, BulkActions::taken, parameters));
+    }
+
+    private static Selection selected(List<Taken> matched) {
         List<Taken> taken = matched.subList(0, Math.min(matched.size(), MAX_ROWS));
         return new Selection(taken.stream().map(Taken::id).toList(), matched.size(),
                 taken.isEmpty() ? null : taken.get(0).at(), taken.isEmpty() ? null : taken.get(taken.size() - 1).at());

@@ -1,17 +1,13 @@
 package dev.onceguard.console;
 
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.security.identity.SecurityIdentity;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import org.hibernate.Session;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,11 +28,11 @@ public class ConsoleAudit {
     /** {@code console_audit.reason}'s own limit; a refund's full note stays with the refund. */
     private static final int MAX_REASON_LENGTH = 500;
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final SecurityIdentity operator;
 
-    public ConsoleAudit(EntityManager em, SecurityIdentity operator) {
-        this.em = em;
+    public ConsoleAudit(SqlRows sql, SecurityIdentity operator) {
+        this.sql = sql;
         this.operator = operator;
     }
 
@@ -83,8 +79,8 @@ public class ConsoleAudit {
 
     /** The id the next audit entry will have, taken before its action runs so that the action's changes can name it. */
     private long newAuditId() {
-        return QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
-                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))").getSingleResult()).longValue());
+        return QuarkusTransaction.requiringNew().call(() -> sql.list(
+                "SELECT nextval(pg_get_serial_sequence('console_audit', 'id'))", row -> row.getLong(1)).get(0));
     }
 
     /**
@@ -112,19 +108,14 @@ public class ConsoleAudit {
         QuarkusTransaction.requiringNew().run(() -> {
             insertEntry(auditId, action.auditName(), action.targetType() + "s", filter, reason, done.outcome(),
                     done.summary());
-            em.unwrap(Session.class).doWork(connection -> {
-                try (PreparedStatement insert = connection.prepareStatement(
-                        "INSERT INTO console_audit_rows (audit_id, target_id, outcome, detail) VALUES (?, ?, ?, ?)")) {
-                    for (BulkActions.RowOutcome outcome : outcomes) {
-                        insert.setLong(1, auditId);
-                        insert.setString(2, String.valueOf(outcome.id()));
-                        insert.setString(3, outcome.outcome());
-                        insert.setString(4, shortened(outcome.detail(), MAX_DETAIL_LENGTH));
-                        insert.addBatch();
-                    }
-                    insert.executeBatch();
-                }
-            });
+            sql.update("""
+                            INSERT INTO console_audit_rows (audit_id, target_id, outcome, detail)
+                            SELECT ?, target_id, outcome, detail FROM unnest(?::text[], ?::text[], ?::text[])
+                                                                      AS taken(target_id, outcome, detail)""",
+                    auditId, outcomes.stream().map(outcome -> String.valueOf(outcome.id())).toArray(String[]::new),
+                    outcomes.stream().map(BulkActions.RowOutcome::outcome).toArray(String[]::new),
+                    outcomes.stream().map(outcome -> shortened(outcome.detail(), MAX_DETAIL_LENGTH))
+                            .toArray(String[]::new));
         });
         LOG.infof("bulk console action %s on %d of %d %ss (%s) by %s: %s", action.auditName(), rows.size(), matched,
                 action.targetType(), filter, actor(), done.summary());
@@ -139,20 +130,11 @@ public class ConsoleAudit {
 
     private void insertEntry(long auditId, String action, String targetType, String targetId, String reason,
                              AuditOutcome outcome, String detail) {
-        em.createNativeQuery("""
+        sql.update("""
                         INSERT INTO console_audit (id, at, actor, action, target_type, target_id, reason, outcome, detail)
-                        VALUES (:id, :at, :actor, :action, :targetType, :targetId, :reason, :outcome, :detail)""")
-                .unwrap(NativeQuery.class)
-                .setParameter("id", auditId)
-                .setParameter("at", Timestamps.now())
-                .setParameter("actor", actor())
-                .setParameter("action", action)
-                .setParameter("targetType", targetType)
-                .setParameter("targetId", targetId)
-                .setParameter("reason", shortened(reason, MAX_REASON_LENGTH), StandardBasicTypes.STRING)
-                .setParameter("outcome", outcome.label())
-                .setParameter("detail", shortened(detail, MAX_DETAIL_LENGTH), StandardBasicTypes.STRING)
-                .executeUpdate();
+                        VALUES (?, ?, ?, ?, ?, ?, ?::text, ?, ?::text)""",
+                auditId, Timestamps.now(), actor(), action, targetType, targetId, shortened(reason, MAX_REASON_LENGTH),
+                outcome.label(), shortened(detail, MAX_DETAIL_LENGTH));
     }
 
     private static String shortened(String text, int maxLength) {

@@ -35,8 +35,7 @@ public class ConsolePaymentsResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance payments(String status, long count, List<PaymentLists.Row> rows, Pager pager,
-                                                boolean continued);
+        static native TemplateInstance payments(String status, long count, KeysetPage<PaymentLists.Row> page, Pager pager);
     }
 
     private final PaymentLists payments;
@@ -49,17 +48,12 @@ public class ConsolePaymentsResource {
     public Response payments(@QueryParam("status") String status, @QueryParam("after") String after,
                              @QueryParam("format") String format) {
         String shown = PaymentLists.status(status);
-        Optional<PaymentLists.Position> position = PaymentLists.Position.parse(after);
+        Optional<Cursor> position = Cursor.parse(after);
         if (CsvExport.wanted(format)) {
-            List<PaymentLists.Row> rows = payments.read(shown, Optional.empty(), CsvExport.MAX_ROWS + 1);
-            return CsvExport.of("payments-" + shown.toLowerCase(java.util.Locale.ROOT), CSV,
-                    rows.subList(0, Math.min(rows.size(), CsvExport.MAX_ROWS)), rows.size() > CsvExport.MAX_ROWS);
+            return CsvExport.of("payments-" + shown.toLowerCase(java.util.Locale.ROOT), CSV, at -> payments.page(shown, at));
         }
-        PaymentLists.Page page = payments.page(shown, position);
-        String first = PAGE + "?status=" + shown;
-        Pager pager = new Pager(first, page.next() == null ? null : first + "&after=" + ConsoleLinks.queryValue(page.next()),
-                position.isPresent());
-        return HtmlResponses.page(200, Templates.payments(shown, payments.count(shown), page.rows(), pager,
-                position.isPresent()));
+        KeysetPage<PaymentLists.Row> page = payments.page(shown, position);
+        Pager pager = Pager.of(PAGE, position.isPresent(), page.next(), "status", shown);
+        return HtmlResponses.page(200, Templates.payments(shown, payments.count(shown), page, pager));
     }
 }

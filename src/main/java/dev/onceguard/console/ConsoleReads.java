@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.platform.KeysetQuery;
 import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -8,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Read-only SQL for the console's pages, mapped row by row to records. Every statement is bounded by
@@ -32,6 +34,11 @@ class ConsoleReads {
     <T> Optional<T> one(String statement, SqlRows.Row<T> mapper, Object... parameters) {
         List<T> rows = list(statement, mapper, parameters);
         return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.get(0));
+    }
+
+    /** One page of a keyset-paginated list; {@code position} says where a row stands in the list's order. */
+    <T> KeysetPage<T> page(KeysetQuery query, SqlRows.Row<T> mapper, Function<T, Cursor> position) {
+        return KeysetPage.of(list(query.sql(), mapper, query.parameters()), query.pageSize(), position);
     }
 
     long number(String statement, Object... parameters) {

@@ -1,12 +1,17 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Stream;
 
 import static dev.onceguard.console.ConsoleReads.instant;
 
@@ -55,9 +60,11 @@ public class ConsoleSearch {
     }
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
 
-    public ConsoleSearch(ConsoleReads reads) {
+    public ConsoleSearch(ConsoleReads reads, IdempotencyRecordQueries records) {
         this.reads = reads;
+        this.records = records;
     }
 
     /** Checks what was typed: trimmed, at most {@value #MAX_LENGTH} characters, no control characters. */
@@ -106,6 +113,11 @@ public class ConsoleSearch {
     /** How one id column is compared with the text: equal, or within the range of ids that start with it. */
     private record Matching(String query, boolean prefix) {
 
+        /** The upper bound of a prefix's range; null when the text is matched whole. */
+        String high() {
+            return prefix ? query + BEYOND : null;
+        }
+
         String on(String column) {
             return (prefix ? "(" + column + " >= ? AND " + column + " < ?)" : column + " = ?") + "\n";
         }
@@ -133,17 +145,20 @@ public class ConsoleSearch {
     }
 
     private List<Match> orders(Matching m) {
-        return reads.list("""
-                        SELECT o.order_id, o.user_id, o.status, o.total, o.currency, o.created_at,
-                               (SELECT r.id FROM idempotency_records r WHERE r.id = o.idempotency_record_id) AS record_id
+        record Found(String orderId, String detail, Instant at, Long recordId) {
+        }
+        List<Found> found = reads.list("""
+                        SELECT o.order_id, o.user_id, o.status, o.total, o.currency, o.created_at, o.idempotency_record_id
                           FROM orders o WHERE""" + " " + m.on("o.order_id") + """
                          ORDER BY o.order_id LIMIT ?""",
-                row -> new Match("Order", row.getString("order_id"), row.getString("status") + ", "
+                row -> new Found(row.getString("order_id"), row.getString("status") + ", "
                         + row.getBigDecimal("total") + " " + row.getString("currency") + ", user " + row.getString("user_id"),
-                        instant(row, "created_at"), row.getObject("record_id") == null
-                        ? ConsoleLinks.operationsOfOrder(row.getString("order_id"))
-                        : ConsoleLinks.order(row.getString("order_id"))),
+                        instant(row, "created_at"), (Long) row.getObject("idempotency_record_id")),
                 m.with(PER_KIND + 1));
+        Set<Long> kept = kept(found.stream().map(Found::recordId));
+        return found.stream().map(order -> new Match("Order", order.orderId(), order.detail(), order.at(),
+                kept.contains(order.recordId()) ? ConsoleLinks.order(order.orderId())
+                        : ConsoleLinks.operationsOfOrder(order.orderId()))).toList();
     }
 
     /** A licence or a notification id: found in its table by primary key, leading to its order's page. */
@@ -176,26 +191,10 @@ public class ConsoleSearch {
 
     /** A request id: the first request of a record, any request in its log, or a refused key reuse. */
     private List<Match> requests(Matching m) {
-        return reads.list("""
-                        SELECT request_id, record_id, min(at) AS at, string_agg(DISTINCT what, ', ') AS what FROM (
-                            (SELECT request_id, id AS record_id, created_at AS at, 'first request' AS what
-                               FROM idempotency_records WHERE""" + " " + m.on("request_id") + """
-                              ORDER BY request_id LIMIT ?)
-                            UNION ALL
-                            (SELECT request_id, record_id, received_at, lower(outcome)
-                               FROM idempotency_request_log WHERE""" + " " + m.on("request_id") + """
-                              ORDER BY request_id LIMIT ?)
-                            UNION ALL
-                            (SELECT request_id, record_id, created_at, 'refused key reuse'
-                               FROM idempotency_conflicts WHERE""" + " " + m.on("request_id") + """
-                              ORDER BY request_id LIMIT ?)) found
-                         GROUP BY request_id, record_id
-                         ORDER BY request_id, record_id
-                         LIMIT ?""",
+        return records.requestsMatching(m.query(), m.high(), PER_KIND + 1, PER_KIND + 1,
                 row -> new Match("Request id", row.getString("request_id"),
                         row.getString("what") + " of operation " + row.getLong("record_id"), instant(row, "at"),
-                        ConsoleLinks.operation(row.getLong("record_id"))),
-                m.repeated(3, PER_KIND + 1, PER_KIND + 1));
+                        ConsoleLinks.operation(row.getLong("record_id"))));
     }
 
     /** One request found by the id its client chose: its user, the service's id for it, and what it got. */
@@ -210,31 +209,11 @@ public class ConsoleSearch {
      * in all; when there were more, the last group says so.
      */
     private List<Group> clientRequestIds(Matching m) {
-        List<ClientRequest> found = reads.list("""
-                        SELECT user_id, request_id, client_request_id, record_id, min(at) AS at,
-                               string_agg(DISTINCT what, ', ') AS what FROM (
-                            (SELECT user_id, request_id, client_request_id, id AS record_id, created_at AS at,
-                                    'first request' AS what
-                               FROM idempotency_records WHERE""" + " " + m.on("client_request_id") + """
-                              ORDER BY client_request_id LIMIT ?)
-                            UNION ALL
-                            (SELECT r.user_id, l.request_id, l.client_request_id, l.record_id, l.received_at AS at,
-                                    lower(l.outcome) AS what
-                               FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id
-                              WHERE""" + " " + m.on("l.client_request_id") + """
-                              ORDER BY l.client_request_id LIMIT ?)
-                            UNION ALL
-                            (SELECT user_id, request_id, client_request_id, record_id, created_at, 'refused key reuse'
-                               FROM idempotency_conflicts WHERE""" + " " + m.on("client_request_id") + """
-                              ORDER BY client_request_id LIMIT ?)) found
-                         GROUP BY user_id, request_id, client_request_id, record_id
-                         ORDER BY user_id, min(at), request_id
-                         LIMIT ?""",
+        List<ClientRequest> found = records.clientRequestsMatching(m.query(), m.high(), PER_KIND + 1, PER_KIND + 1,
                 row -> new ClientRequest(row.getString("user_id"), new Match("Client's request id",
                         row.getString("request_id"), "sent as " + row.getString("client_request_id") + ", "
                         + row.getString("what") + " of operation " + row.getLong("record_id"), instant(row, "at"),
-                        ConsoleLinks.operation(row.getLong("record_id")))),
-                m.repeated(3, PER_KIND + 1, PER_KIND + 1));
+                        ConsoleLinks.operation(row.getLong("record_id")))));
         Map<String, List<Match>> byUser = new LinkedHashMap<>();
         for (ClientRequest request : found.subList(0, Math.min(PER_KIND, found.size()))) {
             byUser.computeIfAbsent("Client's request id, user " + request.userId(), user -> new ArrayList<>())
@@ -247,29 +226,28 @@ public class ConsoleSearch {
     }
 
     private List<Match> keys(Matching m) {
-        return reads.list("""
-                        SELECT id, idempotency_key, user_id, operation, status, created_at
-                          FROM idempotency_records WHERE""" + " " + m.on("idempotency_key") + """
-                         ORDER BY idempotency_key LIMIT ?""",
+        return records.withKey(m.query(), m.high(), PER_KIND + 1,
                 row -> new Match("Idempotency key", row.getString("idempotency_key"),
                         row.getString("operation") + " of user " + row.getString("user_id") + ", " + row.getString("status"),
-                        instant(row, "created_at"), ConsoleLinks.operation(row.getLong("id"))),
-                m.with(PER_KIND + 1));
+                        instant(row, "created_at"), ConsoleLinks.operation(row.getLong("id"))));
     }
 
     /** A user with operations kept, or with orders (kept after their records expire). */
     private List<Match> users(Matching m) {
+        String[] withOperations = records.usersMatching(m.query(), m.high(), PER_KIND + 1).toArray(String[]::new);
+        List<Object> parameters = new ArrayList<>();
+        parameters.add(withOperations);
+        parameters.addAll(List.of(m.repeated(1, PER_KIND + 1, PER_KIND + 1)));
         return reads.list("""
                         SELECT user_id FROM (
-                            (SELECT DISTINCT user_id FROM idempotency_records WHERE""" + " " + m.on("user_id") + """
-                              ORDER BY user_id LIMIT ?)
+                            SELECT unnest(?::text[]) AS user_id
                             UNION
                             (SELECT DISTINCT user_id FROM orders WHERE""" + " " + m.on("user_id") + """
                               ORDER BY user_id LIMIT ?)) found
                          ORDER BY user_id LIMIT ?""",
                 row -> new Match("User", row.getString("user_id"), "all operations and charges of this user", null,
                         ConsoleLinks.user(row.getString("user_id"))),
-                m.repeated(2, PER_KIND + 1, PER_KIND + 1));
+                parameters.toArray());
     }
 
     private List<Match> webhookEvents(Matching m) {
@@ -289,17 +267,30 @@ public class ConsoleSearch {
         if (!digits.matches("[1-9]\\d{0,17}")) {
             return List.of();
         }
-        return reads.list("""
+        record Found(Match match, String orderId, Long orderRecordId) {
+        }
+        List<Found> found = reads.list("""
                         SELECT e.id, e.event_type, e.aggregate_type, e.aggregate_id, e.status, e.created_at,
-                               (SELECT r.id FROM orders o JOIN idempotency_records r ON r.id = o.idempotency_record_id
-                                 WHERE e.aggregate_type = 'order' AND o.order_id = e.aggregate_id) AS record_id
-                          FROM outbox_events e WHERE e.id = ?""",
-                row -> new Match("Outbox event", "#" + row.getLong("id"), row.getString("event_type") + " of "
+                               o.idempotency_record_id AS order_record_id
+                          FROM outbox_events e
+                          LEFT JOIN orders o ON e.aggregate_type = 'order' AND o.order_id = e.aggregate_id
+                         WHERE e.id = ?""",
+                row -> new Found(new Match("Outbox event", "#" + row.getLong("id"), row.getString("event_type") + " of "
                         + row.getString("aggregate_type") + " " + row.getString("aggregate_id") + ", "
                         + row.getString("status"), instant(row, "created_at"),
-                        row.getObject("record_id") != null ? ConsoleLinks.order(row.getString("aggregate_id"))
-                        : "/console/outbox?status=" + row.getString("status")),
+                        "/console/outbox?status=" + row.getString("status")),
+                        row.getString("aggregate_id"), (Long) row.getObject("order_record_id")),
                 Long.parseLong(digits));
+        Set<Long> kept = kept(found.stream().map(Found::orderRecordId));
+        return found.stream().map(event -> kept.contains(event.orderRecordId())
+                ? new Match(event.match().kind(), event.match().id(), event.match().detail(), event.match().at(),
+                        ConsoleLinks.order(event.orderId()))
+                : event.match()).toList();
+    }
+
+    /** Those of the records named that still exist (a record may be gone while its order stays). */
+    private Set<Long> kept(Stream<Long> recordIds) {
+        return new HashSet<>(records.existing(recordIds.filter(Objects::nonNull).toArray(Long[]::new)));
     }
 
     private static String recordOr(Object recordId, String otherwise) {

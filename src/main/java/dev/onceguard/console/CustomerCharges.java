@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -11,7 +12,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 import static dev.onceguard.console.ConsoleReads.instant;
 
@@ -91,11 +94,13 @@ public class CustomerCharges {
     }
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final Duration window;
 
-    public CustomerCharges(ConsoleReads reads,
+    public CustomerCharges(ConsoleReads reads, IdempotencyRecordQueries records,
                            @ConfigProperty(name = "onceguard.console.double-submission-window") Duration window) {
         this.reads = reads;
+        this.records = records;
         this.window = window;
     }
 
@@ -122,22 +127,19 @@ public class CustomerCharges {
     }
 
     Charges of(String userId, Period period) {
-        List<Charge> read = reads.list("""
+        List<Charge> charged = reads.list("""
                         SELECT p.payment_id, p.order_id, p.amount, p.currency, p.provider, p.provider_payment_id,
-                               p.created_at, p.idempotency_record_id, intent.id AS intent_id,
-                               intent.idempotency_key AS intent_key, intent.fingerprint
-                          FROM payments p
-                          LEFT JOIN LATERAL (SELECT r.id, r.idempotency_key, r.fingerprint
-                                               FROM orders o JOIN idempotency_records r ON r.id = o.idempotency_record_id
-                                              WHERE o.order_id = p.order_id) intent ON true
+                               p.created_at, p.idempotency_record_id, o.idempotency_record_id AS order_record_id
+                          FROM payments p LEFT JOIN orders o ON o.order_id = p.order_id
                          WHERE p.user_id = ? AND p.status = 'SUCCEEDED' AND p.created_at >= ? AND p.created_at < ?
                          ORDER BY p.created_at, p.payment_id
                          LIMIT ?""",
                 row -> new Charge(row.getString("payment_id"), row.getString("order_id"), row.getBigDecimal("amount"),
                         row.getString("currency"), row.getString("provider"), row.getString("provider_payment_id"),
-                        instant(row, "created_at"), (Long) row.getObject("intent_id"), row.getString("intent_key"),
-                        row.getString("fingerprint"), (Long) row.getObject("idempotency_record_id"), List.of()),
+                        instant(row, "created_at"), (Long) row.getObject("order_record_id"), null, null,
+                        (Long) row.getObject("idempotency_record_id"), List.of()),
                 userId, period.from(), period.to(), MAX_SHOWN + 1);
+        List<Charge> read = withIntents(charged);
         boolean capped = read.size() > MAX_SHOWN;
         List<Charge> charges = markSameCart(capped ? read.subList(0, MAX_SHOWN) : read);
         Map<String, Total> totals = new TreeMap<>();
@@ -146,6 +148,23 @@ public class CustomerCharges {
                     (a, b) -> new Total(a.currency(), a.charges() + b.charges(), a.amount().add(b.amount())));
         }
         return new Charges(period, charges, List.copyOf(totals.values()), capped, Verdict.span(window));
+    }
+
+    /** Each charge with its order's record (its intent: key and cart), none when that record is gone. */
+    private List<Charge> withIntents(List<Charge> charges) {
+        record Intent(long id, String key, String fingerprint) {
+        }
+        Map<Long, Intent> intents = records.keysAndFingerprints(
+                        charges.stream().map(Charge::intentId).filter(Objects::nonNull).toArray(Long[]::new),
+                        row -> new Intent(row.getLong("id"), row.getString("idempotency_key"), row.getString("fingerprint")))
+                .stream().collect(Collectors.toMap(Intent::id, intent -> intent));
+        return charges.stream().map(charge -> {
+            Intent intent = charge.intentId() == null ? null : intents.get(charge.intentId());
+            return new Charge(charge.paymentId(), charge.orderId(), charge.amount(), charge.currency(), charge.provider(),
+                    charge.providerPaymentId(), charge.chargedAt(), intent == null ? null : intent.id(),
+                    intent == null ? null : intent.key(), intent == null ? null : intent.fingerprint(),
+                    charge.paymentRecordId(), charge.sameCartAs());
+        }).toList();
     }
 
     /** Each charge with the other charges whose intent has its cart and was charged within the window of it. */

@@ -2,13 +2,13 @@ package dev.onceguard.console;
 
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.KeysetQuery;
 import dev.onceguard.webhook.DeliveryOutcome;
 import dev.onceguard.webhook.WebhookInbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,33 +99,18 @@ public class InboxEvents {
     }
 
     KeysetPage<Event> list(Filter filter, Optional<Cursor> after) {
-        StringBuilder sql = new StringBuilder("""
+        KeysetQuery query = KeysetQuery.newestFirst("""
                 SELECT id, provider, event_id, event_type, status, delivery_count, received_at, last_delivered_at,
                        reason, last_error, payment_id
-                  FROM webhook_inbox WHERE true""");
-        List<Object> parameters = new ArrayList<>();
-        if (filter.status() != null) {
-            sql.append(" AND status = ?");
-            parameters.add(filter.status());
-        }
-        if (filter.provider() != null) {
-            sql.append(" AND provider = ?");
-            parameters.add(filter.provider());
-        }
-        after.ifPresent(cursor -> {
-            sql.append(" AND (received_at, id) < (?, ?)");
-            parameters.add(cursor.at());
-            parameters.add(cursor.id());
-        });
-        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ?");
-        parameters.add(PAGE_SIZE + 1);
-        List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("provider"),
+                  FROM webhook_inbox""", "received_at", "id", PAGE_SIZE)
+                .whereGiven("status = ?", filter.status())
+                .whereGiven("provider = ?", filter.provider());
+        after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
+        return reads.page(query, row -> new Event(row.getLong("id"), row.getString("provider"),
                 row.getString("event_id"), row.getString("event_type"), row.getString("status"),
                 row.getInt("delivery_count"), instant(row, "received_at"),
                 instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error"),
-                row.getString("payment_id")),
-                parameters.toArray());
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.receivedAt(), row.id()));
+                row.getString("payment_id")), row -> new Cursor(row.receivedAt(), row.id()));
     }
 
     Summary summary() {

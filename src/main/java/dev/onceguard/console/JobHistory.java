@@ -1,12 +1,12 @@
 package dev.onceguard.console;
 
 import dev.onceguard.platform.Jobs;
+import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.Config;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -69,27 +69,16 @@ public class JobHistory {
     }
 
     KeysetPage<Run> list(String job, Optional<Cursor> after) {
-        StringBuilder sql = new StringBuilder("""
+        KeysetQuery query = KeysetQuery.newestFirst("""
                 SELECT id, job, replica, started_at, finished_at, outcome, error,
                        (SELECT string_agg(key || ' ' || value, ', ' ORDER BY key) FROM jsonb_each_text(counts)) AS counts
-                  FROM job_runs WHERE true""");
-        List<Object> parameters = new ArrayList<>();
-        if (job != null) {
-            sql.append(" AND job = ?");
-            parameters.add(job);
-        }
-        after.ifPresent(cursor -> {
-            sql.append(" AND (started_at, id) < (?, ?)");
-            parameters.add(cursor.at());
-            parameters.add(cursor.id());
-        });
-        sql.append(" ORDER BY started_at DESC, id DESC LIMIT ?");
-        parameters.add(PAGE_SIZE + 1);
-        List<Run> rows = reads.list(sql.toString(), row -> new Run(row.getLong("id"), row.getString("job"),
+                  FROM job_runs""", "started_at", "id", PAGE_SIZE)
+                .whereGiven("job = ?", job);
+        after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
+        return reads.page(query, row -> new Run(row.getLong("id"), row.getString("job"),
                 row.getString("replica"), instant(row, "started_at"),
                 instant(row, "finished_at"), row.getString("outcome"), row.getString("counts"),
-                row.getString("error")), parameters.toArray());
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.startedAt(), row.id()));
+                row.getString("error")), row -> new Cursor(row.startedAt(), row.id()));
     }
 
     List<Summary> summaries() {

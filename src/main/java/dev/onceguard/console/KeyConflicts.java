@@ -1,10 +1,13 @@
 package dev.onceguard.console;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
+import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static dev.onceguard.console.ConsoleReads.instant;
@@ -27,6 +30,11 @@ public class KeyConflicts {
 
         public String conflictingPrefix() {
             return prefix(conflictingFingerprint);
+        }
+
+        Conflict withBodies(JsonNode original, JsonNode refused) {
+            return new Conflict(id, recordId, userId, operation, key, originalFingerprint, conflictingFingerprint,
+                    requestId, clientRequestId, createdAt, original != null && refused != null, BodyDiff.between(original, refused));
         }
 
         private static String prefix(String fingerprint) {
@@ -70,42 +78,36 @@ public class KeyConflicts {
 
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final RequestLogs bodies;
 
-    public KeyConflicts(ConsoleReads reads, RequestLogs bodies) {
+    public KeyConflicts(ConsoleReads reads, IdempotencyRecordQueries records, RequestLogs bodies) {
         this.reads = reads;
+        this.records = records;
         this.bodies = bodies;
     }
 
     KeysetPage<Conflict> list(Filter filter, Optional<Cursor> after) {
-        StringBuilder sql = new StringBuilder("""
-                SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
-                       conflicting_fingerprint, request_id, client_request_id, created_at, refused_body,
-                       (SELECT r.request_body FROM idempotency_records r WHERE r.id = record_id) AS request_body
-                  FROM idempotency_conflicts WHERE true""");
-        List<Object> parameters = new ArrayList<>();
-        if (filter.user() != null) {
-            sql.append(" AND user_id = ?");
-            parameters.add(filter.user());
+        KeysetQuery query = KeysetQuery.newestFirst("""
+                        SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
+                               conflicting_fingerprint, request_id, client_request_id, created_at, refused_body
+                          FROM idempotency_conflicts""", "created_at", "id", PAGE_SIZE)
+                .whereGiven("user_id = ?", filter.user())
+                .whereGiven("idempotency_key = ?", filter.key());
+        after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
+        record Refused(Conflict conflict, String refusedBody) {
         }
-        if (filter.key() != null) {
-            sql.append(" AND idempotency_key = ?");
-            parameters.add(filter.key());
-        }
-        after.ifPresent(cursor -> {
-            sql.append(" AND (created_at, id) < (?, ?)");
-            parameters.add(cursor.at());
-            parameters.add(cursor.id());
-        });
-        sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
-        parameters.add(PAGE_SIZE + 1);
-        List<Conflict> rows = reads.list(sql.toString(), row -> new Conflict(row.getLong("id"), row.getLong("record_id"),
-                row.getString("user_id"), row.getString("operation"), row.getString("idempotency_key"),
-                row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
-                row.getString("request_id"), row.getString("client_request_id"), instant(row, "created_at"),
-                bodies.body(row, "request_body") != null && bodies.body(row, "refused_body") != null,
-                BodyDiff.between(bodies.body(row, "request_body"), bodies.body(row, "refused_body"))),
-                parameters.toArray());
+        List<Refused> read = reads.list(query.sql(), row -> new Refused(new Conflict(row.getLong("id"),
+                row.getLong("record_id"), row.getString("user_id"), row.getString("operation"),
+                row.getString("idempotency_key"), row.getString("original_fingerprint"),
+                row.getString("conflicting_fingerprint"), row.getString("request_id"),
+                row.getString("client_request_id"), instant(row, "created_at"),
+                false, List.of()), row.getString("refused_body")), query.parameters());
+        Map<Long, String> originalBodies = records.requestBodies(
+                read.stream().map(refused -> refused.conflict().recordId()).toArray(Long[]::new));
+        List<Conflict> rows = read.stream().map(refused -> refused.conflict().withBodies(
+                bodies.parsed(originalBodies.get(refused.conflict().recordId())),
+                bodies.parsed(refused.refusedBody()))).toList();
         return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

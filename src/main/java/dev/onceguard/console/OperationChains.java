@@ -12,6 +12,7 @@ import dev.onceguard.console.OperationChain.Payment;
 import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
 import dev.onceguard.console.OperationChain.WebhookEvent;
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.payment.PaymentService;
 import dev.onceguard.payment.refund.RefundService;
 import dev.onceguard.platform.Cause;
@@ -47,14 +48,16 @@ public class OperationChains {
     private static final String LICENSE = "license";
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
     private final JobSwitches jobSwitches;
 
-    public OperationChains(ConsoleReads reads, ObjectMapper json,
+    public OperationChains(ConsoleReads reads, IdempotencyRecordQueries records, ObjectMapper json,
                            @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow,
                            JobSwitches jobSwitches) {
         this.reads = reads;
+        this.records = records;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
         this.jobSwitches = jobSwitches;
@@ -108,14 +111,7 @@ public class OperationChains {
     }
 
     private Optional<KeyRecord> keyRecord(long recordId) {
-        return reads.one("""
-                        SELECT id, idempotency_key, user_id, operation, status, fingerprint, recovery_point,
-                               lease_expires_at, response_status, response_headers ->> 'Content-Type' AS content_type,
-                               response_body, resource_type, resource_id, request_id, client_request_id, replay_count,
-                               last_replayed_at,
-                               created_at, completed_at, expires_at, ending_recorded, finished_by, finished_by_ref,
-                               first_answer_status, first_answered_at
-                          FROM idempotency_records WHERE id = ?""",
+        return records.record(recordId,
                 row -> {
                     JsonNode problem = problemOf(row);
                     return new KeyRecord(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
@@ -129,8 +125,7 @@ public class OperationChains {
                                     row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
                                     instant(row, "first_answered_at"), row.getString("request_id"),
                                     instant(row, "created_at"), instant(row, "completed_at")));
-                },
-                recordId);
+                });
     }
 
     /** The stored answer's problem body, when the answer is a refusal; null otherwise. */
@@ -300,39 +295,23 @@ public class OperationChains {
 
     /** The other records whose resource is this order or one of its payments, such as the payments' own keys. */
     private List<OperationRow> onSameOrder(long recordId, String orderId, List<Payment> payments) {
-        return reads.list("SELECT " + OperationRow.COLUMNS + """
-                         FROM idempotency_records
-                        WHERE id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
-                                     UNION ALL
-                                     SELECT idempotency_record_id FROM payments WHERE payment_id = ANY(?))
-                          AND id <> ?
-                        ORDER BY created_at, id
-                        LIMIT ?""",
-                OperationRow::of, orderId, paymentIds(payments), recordId,
-                RELATED_SHOWN);
+        Long[] named = reads.list("""
+                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION ALL
+                        SELECT idempotency_record_id FROM payments WHERE payment_id = ANY(?) AND idempotency_record_id IS NOT NULL""",
+                row -> row.getLong(1), orderId, paymentIds(payments)).toArray(Long[]::new);
+        return records.summaries(named, recordId, RELATED_SHOWN, OperationRow::of);
     }
 
     /** The nearest records of the same user, operation and fingerprint under other keys, on each side in time. */
     private List<Verdict.SameCart> sameCart(KeyRecord record) {
-        List<Verdict.SameCart> found = new ArrayList<>();
-        for (String side : List.of("created_at <= ? ORDER BY created_at DESC, id DESC",
-                "created_at > ? ORDER BY created_at, id")) {
-            found.addAll(reads.list("""
-                            SELECT id, idempotency_key, status, created_at,
-                                   CASE WHEN resource_type = 'order' THEN resource_id END AS order_id
-                              FROM idempotency_records
-                             WHERE user_id = ? AND fingerprint = ? AND operation = ? AND id <> ? AND """ + " " + side
-                            + " LIMIT ?",
-                    row -> {
-                        Instant createdAt = instant(row, "created_at");
-                        return new Verdict.SameCart(row.getLong("id"), row.getString("idempotency_key"),
-                                row.getString("status"), createdAt, Duration.between(record.createdAt(), createdAt).abs(),
-                                row.getString("order_id"));
-                    },
-                    record.userId(), record.fingerprint(), record.operation(), record.id(), record.createdAt(),
-                    SAME_CART_SHOWN));
-        }
-        return found;
+        return records.sameCartAround(record.id(), record.userId(), record.fingerprint(), record.operation(),
+                record.createdAt(), SAME_CART_SHOWN, row -> {
+                    Instant createdAt = instant(row, "created_at");
+                    return new Verdict.SameCart(row.getLong("id"), row.getString("idempotency_key"),
+                            row.getString("status"), createdAt, Duration.between(record.createdAt(), createdAt).abs(),
+                            row.getString("order_id"));
+                });
     }
 
     /** The start of a fingerprint, enough to tell two apart in the timeline; the tables show them whole. */

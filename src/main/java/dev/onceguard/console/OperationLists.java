@@ -1,6 +1,7 @@
 package dev.onceguard.console;
 
 import dev.onceguard.idempotency.IdempotencyRecord;
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.math.BigDecimal;
@@ -34,59 +35,27 @@ public class OperationLists {
     }
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
 
-    public OperationLists(ConsoleReads reads) {
+    public OperationLists(ConsoleReads reads, IdempotencyRecordQueries records) {
         this.reads = reads;
+        this.records = records;
     }
 
     public KeysetPage<OperationRow> page(OperationFilter filter) {
-        List<String> conditions = new ArrayList<>();
-        List<Object> parameters = new ArrayList<>();
-        if (filter.key() != null) {
-            conditions.add("idempotency_key = ?");
-            parameters.add(filter.key());
-        }
-        if (filter.user() != null) {
-            conditions.add("user_id = ?");
-            parameters.add(filter.user());
-        }
-        if (filter.order() != null) {
-            conditions.add("""
-                    id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
-                           UNION ALL
-                           SELECT idempotency_record_id FROM payments WHERE order_id = ?)""");
-            parameters.add(filter.order());
-            parameters.add(filter.order());
-        }
-        if (filter.status() != null) {
-            IdempotencyRecord.Status status = IdempotencyRecord.Status.valueOf(filter.status());
-            conditions.add("status = ?");
-            parameters.add(status.name());
-            if (status == IdempotencyRecord.Status.PROCESSING) {
-                // every PROCESSING record that has committed holds a lease: read through the index of leases
-                conditions.add("lease_expires_at IS NOT NULL");
-            }
-        }
-        if (filter.operation() != null) {
-            conditions.add("operation = ?");
-            parameters.add(filter.operation());
-        }
-        if (filter.from() != null) {
-            conditions.add("created_at >= ?");
-            parameters.add(filter.from());
-        }
-        if (filter.to() != null) {
-            conditions.add("created_at < ?");
-            parameters.add(filter.to());
-        }
-        return newestFirst(conditions, parameters, filter.after());
+        Long[] ofOrder = filter.order() == null ? null : reads.list("""
+                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION ALL
+                        SELECT idempotency_record_id FROM payments WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
+                row -> row.getLong(1), filter.order(), filter.order()).toArray(Long[]::new);
+        return newestFirst(new IdempotencyRecordQueries.Filter(filter.key(), filter.user(), ofOrder,
+                filter.status() == null ? null : IdempotencyRecord.Status.valueOf(filter.status()), filter.operation(),
+                filter.from(), filter.to()), filter.after());
     }
 
     /** The user's records, newest first. */
     public KeysetPage<OperationRow> ofUser(String userId, Cursor after) {
-        List<Object> parameters = new ArrayList<>();
-        parameters.add(userId);
-        return newestFirst(new ArrayList<>(List.of("user_id = ?")), parameters, after);
+        return newestFirst(IdempotencyRecordQueries.Filter.ofUser(userId), after);
     }
 
     /**
@@ -98,24 +67,10 @@ public class OperationLists {
             return rows;
         }
         Map<Long, List<OperationRow.DoubleSubmission>> pairs = new HashMap<>();
-        reads.list("""
-                        SELECT r.id AS row_id, o.id, o.idempotency_key,
-                               floor(abs(extract(epoch FROM o.created_at - r.created_at)))::bigint AS seconds_apart
-                          FROM idempotency_records r
-                          CROSS JOIN LATERAL (
-                                SELECT o.id, o.idempotency_key, o.created_at
-                                  FROM idempotency_records o
-                                 WHERE o.user_id = r.user_id AND o.fingerprint = r.fingerprint
-                                   AND o.operation = r.operation AND o.id <> r.id
-                                   AND o.created_at BETWEEN r.created_at - make_interval(secs => ?) AND r.created_at + make_interval(secs => ?)
-                                 ORDER BY abs(extract(epoch FROM o.created_at - r.created_at))
-                                 LIMIT 3) o
-                         WHERE r.id = ANY(?)
-                         ORDER BY r.id, seconds_apart""",
+        records.doubleSubmissions(rows.stream().map(OperationRow::id).toArray(Long[]::new), seconds(window),
                 row -> pairs.computeIfAbsent(row.getLong("row_id"), id -> new ArrayList<>())
                         .add(new OperationRow.DoubleSubmission(row.getLong("id"), row.getString("idempotency_key"),
-                                row.getLong("seconds_apart"))),
-                seconds(window), seconds(window), rows.stream().map(OperationRow::id).toArray(Long[]::new));
+                                row.getLong("seconds_apart"))));
         return rows.stream().map(r -> r.withDoubleSubmissions(pairs.getOrDefault(r.id(), List.of()))).toList();
     }
 
@@ -138,24 +93,10 @@ public class OperationLists {
      * retries told to wait, from the request log. They ran nothing and have no record of their own.
      */
     public List<TurnedAway> turnedAwayOf(String userId, int limit) {
-        return reads.list("""
-                        SELECT at, request_id, client_request_id, outcome, http_status, record_id, idempotency_key FROM (
-                            (SELECT l.received_at AS at, l.request_id, l.client_request_id, l.outcome, l.http_status,
-                                    r.id AS record_id, r.idempotency_key
-                               FROM idempotency_records r JOIN idempotency_request_log l ON l.record_id = r.id
-                              WHERE r.user_id = ? AND l.outcome = 'IN_PROGRESS'
-                              ORDER BY l.received_at DESC LIMIT ?)
-                            UNION
-                            (SELECT c.created_at, c.request_id, c.client_request_id, 'CONFLICT', 422, c.record_id,
-                                    c.idempotency_key
-                               FROM idempotency_conflicts c
-                              WHERE c.user_id = ?
-                              ORDER BY c.created_at DESC LIMIT ?)) turned
-                         ORDER BY at DESC LIMIT ?""",
+        return records.turnedAwayOf(userId, limit,
                 row -> new TurnedAway(instant(row, "at"), row.getString("request_id"),
                         row.getString("client_request_id"), row.getString("outcome"),
-                        nullableInt(row, "http_status"), row.getLong("record_id"), row.getString("idempotency_key")),
-                userId, limit, userId, limit, limit);
+                        nullableInt(row, "http_status"), row.getLong("record_id"), row.getString("idempotency_key")));
     }
 
     /** The user's newest orders (at most {@code limit}) with their successful charges. */
@@ -176,17 +117,9 @@ public class OperationLists {
         return window.toMillis() / 1000.0;
     }
 
-    private KeysetPage<OperationRow> newestFirst(List<String> conditions, List<Object> parameters, Cursor after) {
-        if (after != null) {
-            conditions.add("(created_at, id) < (?, ?)");
-            parameters.add(after.at());
-            parameters.add(after.id());
-        }
-        parameters.add(PAGE_SIZE + 1);
-        List<OperationRow> rows = reads.list("SELECT " + OperationRow.COLUMNS + " FROM idempotency_records"
-                        + (conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions))
-                        + " ORDER BY created_at DESC, id DESC LIMIT ?",
-                OperationRow::of, parameters.toArray());
+    private KeysetPage<OperationRow> newestFirst(IdempotencyRecordQueries.Filter filter, Cursor after) {
+        List<OperationRow> rows = records.newestFirst(filter, after == null ? null : after.at(),
+                after == null ? null : after.number(), PAGE_SIZE, OperationRow::of);
         return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

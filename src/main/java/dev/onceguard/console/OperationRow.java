@@ -8,15 +8,11 @@ import java.util.List;
 import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
 
-/** One idempotency record as the lists show it; {@link #COLUMNS} selects what {@link #of} reads. */
+/** One idempotency record as the lists show it, read from the columns of {@code IdempotencyRecordQueries}' lists. */
 public record OperationRow(long id, String key, String userId, String operation, String status, String fingerprintPrefix,
                            int replayCount, String resourceType, String resourceId, Integer responseStatus,
                            Instant createdAt, Instant expiresAt, Instant leaseExpiresAt,
                            List<DoubleSubmission> doubleSubmissions) {
-
-    static final String COLUMNS = """
-            id, idempotency_key, user_id, operation, status, left(fingerprint, 12) AS fingerprint_prefix, replay_count,
-            resource_type, resource_id, response_status, created_at, expires_at, lease_expires_at""";
 
     static final List<CsvExport.Column<OperationRow>> CSV = List.of(
             new CsvExport.Column<>("record_id", OperationRow::id),

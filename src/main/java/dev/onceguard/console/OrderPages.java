@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.Comparator;
@@ -32,25 +33,25 @@ public class OrderPages {
     }
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final OperationChains chains;
     private final RequestLogs requestLogs;
 
-    public OrderPages(ConsoleReads reads, OperationChains chains, RequestLogs requestLogs) {
+    public OrderPages(ConsoleReads reads, IdempotencyRecordQueries records, OperationChains chains, RequestLogs requestLogs) {
         this.reads = reads;
+        this.records = records;
         this.chains = chains;
         this.requestLogs = requestLogs;
     }
 
     public Optional<OrderPage> load(String orderId) {
-        List<Long> recordIds = reads.list("""
-                        SELECT r.id FROM idempotency_records r
-                         WHERE r.id IN (SELECT idempotency_record_id FROM orders WHERE order_id = ?
-                                        UNION
-                                        SELECT idempotency_record_id FROM payments WHERE order_id = ?
-                                        UNION
-                                        SELECT idempotency_record_id FROM refunds WHERE order_id = ?)
-                         ORDER BY r.created_at, r.id""",
-                row -> row.getLong(1), orderId, orderId, orderId);
+        List<Long> recordIds = records.existing(reads.list("""
+                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION
+                        SELECT idempotency_record_id FROM payments WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION
+                        SELECT idempotency_record_id FROM refunds WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
+                row -> row.getLong(1), orderId, orderId, orderId).toArray(Long[]::new));
         List<Operation> operations = recordIds.stream()
                 .flatMap(id -> chains.load(id).stream().map(chain -> new Operation(chain, requestLogs.of(id))))
                 .sorted(Comparator.comparingInt((Operation op) -> -severity(op.chain().verdict().tone())))

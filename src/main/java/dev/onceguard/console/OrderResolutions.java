@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.payment.refund.Refund;
 import dev.onceguard.payment.refund.RefundRows;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import static dev.onceguard.console.ConsoleReads.instant;
@@ -81,12 +83,14 @@ public class OrderResolutions {
     }
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final RefundRows refunds;
     private final Duration window;
 
-    public OrderResolutions(ConsoleReads reads, RefundRows refunds,
+    public OrderResolutions(ConsoleReads reads, IdempotencyRecordQueries records, RefundRows refunds,
                             @ConfigProperty(name = "onceguard.console.double-submission-window") Duration window) {
         this.reads = reads;
+        this.records = records;
         this.refunds = refunds;
         this.window = window;
     }
@@ -126,17 +130,14 @@ public class OrderResolutions {
      * of this one, through the same-cart index (user, fingerprint, created_at).
      */
     private List<String> sameCartOrders(String orderId) {
-        double seconds = window.toMillis() / 1000.0;
-        return reads.list("""
-                        SELECT other.order_id FROM orders o
-                          JOIN idempotency_records r ON r.id = o.idempotency_record_id
-                          JOIN idempotency_records s ON s.user_id = r.user_id AND s.fingerprint = r.fingerprint
-                                                    AND s.operation = r.operation AND s.id <> r.id
-                                                    AND s.created_at BETWEEN r.created_at - make_interval(secs => ?)
-                                                                        AND r.created_at + make_interval(secs => ?)
-                          JOIN orders other ON other.idempotency_record_id = s.id
-                         WHERE o.order_id = ?""",
-                row -> row.getString(1), seconds, seconds, orderId);
+        Optional<Long> recordId = reads.one("SELECT idempotency_record_id FROM orders WHERE order_id = ?",
+                row -> (Long) row.getObject(1), orderId);
+        if (recordId.isEmpty()) {
+            return List.of();
+        }
+        Long[] sameCart = records.sameCartWithin(recordId.get(), window.toMillis() / 1000.0).toArray(Long[]::new);
+        return reads.list("SELECT order_id FROM orders WHERE idempotency_record_id = ANY(?)",
+                row -> row.getString(1), (Object) sameCart);
     }
 
     private record Charge(String paymentId, String orderId, BigDecimal remaining) {

@@ -1,10 +1,10 @@
 package dev.onceguard.console;
 
 import dev.onceguard.outbox.OutboxRelay;
+import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,14 +19,22 @@ public class OutboxBacklog {
 
     /** The page's status filter (PENDING when none is given); RETRYING is PENDING with an attempt behind it. */
     public enum Shown {
-        PENDING("status = 'PENDING'"),
-        RETRYING("status = 'PENDING' AND attempts > 0"),
-        DEAD("status = 'DEAD'");
+        PENDING("status = ?", "PENDING"),
+        RETRYING("status = ? AND attempts > 0", "PENDING"),
+        DEAD("status = ?", "DEAD");
 
+        /** The rows shown, with the status it names bound to its placeholder. */
         private final String condition;
+        private final String status;
 
-        Shown(String condition) {
+        Shown(String condition, String status) {
             this.condition = condition;
+            this.status = status;
+        }
+
+        private long counted(ConsoleReads reads) {
+            return reads.number("SELECT count(*) FROM (SELECT 1 FROM outbox_events WHERE " + condition
+                    + " LIMIT ?) capped", status, COUNT_LIMIT + 1);
         }
 
         static Shown of(String status) {
@@ -108,31 +116,20 @@ public class OutboxBacklog {
     }
 
     KeysetPage<Event> list(Shown shown, Optional<Cursor> after) {
-        StringBuilder sql = new StringBuilder("""
+        KeysetQuery query = KeysetQuery.oldestFirst("""
                 SELECT id, event_type, aggregate_type, aggregate_id, status, attempts, next_attempt_at, last_error,
                        created_at
-                  FROM outbox_events""").append(" WHERE ").append(shown.condition);
-        List<Object> parameters = new ArrayList<>();
-        after.ifPresent(cursor -> {
-            sql.append(" AND (created_at, id) > (?, ?)");
-            parameters.add(cursor.at());
-            parameters.add(cursor.id());
-        });
-        sql.append(" ORDER BY created_at, id LIMIT ?");
-        parameters.add(PAGE_SIZE + 1);
-        List<Event> rows = reads.list(sql.toString(), row -> new Event(row.getLong("id"), row.getString("event_type"),
+                  FROM outbox_events""", "created_at", "id", PAGE_SIZE)
+                .where(shown.condition, shown.status);
+        after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
+        return reads.page(query, row -> new Event(row.getLong("id"), row.getString("event_type"),
                 row.getString("aggregate_type"), row.getString("aggregate_id"), row.getString("status"),
                 row.getInt("attempts"), instant(row, "next_attempt_at"), row.getString("last_error"),
-                instant(row, "created_at")), parameters.toArray());
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+                instant(row, "created_at")), row -> new Cursor(row.createdAt(), row.id()));
     }
 
     Counts counts() {
-        String capped = "SELECT count(*) FROM (SELECT 1 FROM outbox_events WHERE %s LIMIT ?) capped";
-        return new Counts(
-                reads.number(capped.formatted(Shown.PENDING.condition), COUNT_LIMIT + 1),
-                reads.number(capped.formatted(Shown.RETRYING.condition), COUNT_LIMIT + 1),
-                reads.number(capped.formatted(Shown.DEAD.condition), COUNT_LIMIT + 1),
+        return new Counts(Shown.PENDING.counted(reads), Shown.RETRYING.counted(reads), Shown.DEAD.counted(reads),
                 reads.one("SELECT min(created_at) AS oldest FROM outbox_events WHERE status = 'PENDING'",
                         row -> instant(row, "oldest")).orElse(null));
     }

@@ -1,9 +1,9 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -78,47 +78,18 @@ public class RequestLogList {
         }
     }
 
-    private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
 
-    public RequestLogList(ConsoleReads reads) {
-        this.reads = reads;
+    public RequestLogList(IdempotencyRecordQueries records) {
+        this.records = records;
     }
 
     KeysetPage<Row> page(Filter filter, Optional<Cursor> after) {
-        return KeysetPage.of(read(filter, after, PAGE_SIZE + 1), PAGE_SIZE, row -> new Cursor(row.receivedAt(), row.id()));
-    }
-
-    List<Row> read(Filter filter, Optional<Cursor> after, int limit) {
-        StringBuilder sql = new StringBuilder("""
-                SELECT l.id, l.record_id, l.request_id, l.client_request_id, l.received_at, l.outcome, l.http_status,
-                       r.idempotency_key, r.user_id, r.operation
-                  FROM (SELECT id, record_id, request_id, client_request_id, received_at, outcome, http_status
-                          FROM idempotency_request_log WHERE true""");
-        List<Object> parameters = new ArrayList<>();
-        if (filter.outcome() != null) {
-            sql.append(" AND outcome = ?");
-            parameters.add(filter.outcome());
-        }
-        if (filter.from() != null) {
-            sql.append(" AND received_at >= ?");
-            parameters.add(filter.from());
-        }
-        if (filter.to() != null) {
-            sql.append(" AND received_at < ?");
-            parameters.add(filter.to());
-        }
-        after.ifPresent(cursor -> {
-            sql.append(" AND (received_at, id) < (?, ?)");
-            parameters.add(cursor.at());
-            parameters.add(cursor.id());
-        });
-        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ?) l"
-                + " LEFT JOIN idempotency_records r ON r.id = l.record_id"
-                + " ORDER BY l.received_at DESC, l.id DESC");
-        parameters.add(limit);
-        return reads.list(sql.toString(), row -> new Row(row.getLong("id"), row.getLong("record_id"),
-                row.getString("request_id"), row.getString("client_request_id"), instant(row, "received_at"), row.getString("outcome"),
-                nullableInt(row, "http_status"), row.getString("idempotency_key"), row.getString("user_id"),
-                row.getString("operation")), parameters.toArray());
+        List<Row> rows = records.requestLog(filter.outcome(), filter.from(), filter.to(),
+                after.map(Cursor::at).orElse(null), after.map(Cursor::number).orElse(null), PAGE_SIZE,
+                row -> new Row(row.getLong("id"), row.getLong("record_id"), row.getString("request_id"),
+                        row.getString("client_request_id"), instant(row, "received_at"), row.getString("outcome"), nullableInt(row, "http_status"),
+                        row.getString("idempotency_key"), row.getString("user_id"), row.getString("operation")));
+        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.receivedAt(), row.id()));
     }
 }

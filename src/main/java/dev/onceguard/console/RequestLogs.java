@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -21,12 +22,14 @@ import static dev.onceguard.console.ConsoleReads.nullableInt;
 public class RequestLogs {
 
     private final ConsoleReads reads;
+    private final IdempotencyRecordQueries records;
     private final ObjectMapper json;
     private final int kept;
 
-    public RequestLogs(ConsoleReads reads, ObjectMapper json,
+    public RequestLogs(ConsoleReads reads, IdempotencyRecordQueries records, ObjectMapper json,
                        @ConfigProperty(name = "onceguard.idempotency.request-log.kept-per-end") int kept) {
         this.reads = reads;
+        this.records = records;
         this.json = json;
         this.kept = kept;
     }
@@ -39,11 +42,7 @@ public class RequestLogs {
                         instant(row, "received_at"),
                         row.getString("outcome"), nullableInt(row, "http_status")),
                 recordId);
-        List<RequestHistory.Conflict> conflicts = reads.list("""
-                        SELECT c.created_at, c.request_id, c.client_request_id, c.original_fingerprint, c.conflicting_fingerprint,
-                               r.request_body, c.refused_body
-                          FROM idempotency_conflicts c JOIN idempotency_records r ON r.id = c.record_id
-                         WHERE c.record_id = ? ORDER BY c.created_at, c.id""",
+        List<RequestHistory.Conflict> conflicts = records.conflictsOf(recordId,
                 row -> {
                     JsonNode original = body(row, "request_body");
                     JsonNode refused = body(row, "refused_body");
@@ -51,13 +50,16 @@ public class RequestLogs {
                             row.getString("client_request_id"),
                             row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
                             original != null && refused != null, BodyDiff.between(original, refused));
-                },
-                recordId);
+                });
         return new RequestHistory(requests, kept, conflicts);
     }
 
     JsonNode body(ResultSet row, String column) throws SQLException {
-        String text = row.getString(column);
+        return parsed(row.getString(column));
+    }
+
+    /** A kept body as JSON; null when none was kept or it is not JSON. */
+    JsonNode parsed(String text) {
         if (text == null) {
             return null;
         }

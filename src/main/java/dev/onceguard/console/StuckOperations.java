@@ -1,5 +1,6 @@
 package dev.onceguard.console;
 
+import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.payment.PaymentService;
 import dev.onceguard.idempotency.Resumption;
@@ -10,7 +11,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import static dev.onceguard.console.ConsoleReads.instant;
 
@@ -50,6 +53,11 @@ public class StuckOperations {
         public boolean reconcilable() {
             return !releasable() && PaymentService.OPERATION.equals(operation);
         }
+
+        Stuck withPaymentStatus(String status) {
+            return new Stuck(id, userId, operation, key, recoveryPoint, createdAt, leaseExpiredAt, resourceType,
+                    resourceId, status);
+        }
     }
 
     /** How many operations are stuck, counted up to {@link #COUNT_LIMIT} ({@code capped}: more than that). */
@@ -65,39 +73,33 @@ public class StuckOperations {
 
     private final ConsoleReads reads;
     private final IdempotencyService idempotency;
+    private final IdempotencyRecordQueries records;
 
-    public StuckOperations(ConsoleReads reads, IdempotencyService idempotency) {
+    public StuckOperations(ConsoleReads reads, IdempotencyService idempotency, IdempotencyRecordQueries records) {
         this.reads = reads;
         this.idempotency = idempotency;
+        this.records = records;
     }
 
-    /** Oldest first, by when the operation started. */
+    /** Oldest first, by when the operation started; a payment's row shows the payment's status. */
     KeysetPage<Stuck> list(Optional<Cursor> after) {
-        Cursor from = after.orElse(new Cursor(Instant.EPOCH, 0));
-        List<Stuck> rows = reads.list("""
-                        SELECT r.id, r.user_id, r.operation, r.idempotency_key, r.recovery_point, r.created_at,
-                               r.lease_expires_at, r.resource_type, r.resource_id, p.status AS payment_status
-                          FROM (SELECT id, user_id, operation, idempotency_key, recovery_point, created_at,
-                                       lease_expires_at, resource_type, resource_id
-                                  FROM idempotency_records
-                                 WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND (created_at, id) > (?, ?)
-                                 ORDER BY created_at, id
-                                 LIMIT ?) r
-                          LEFT JOIN payments p ON r.resource_type = 'payment' AND p.payment_id = r.resource_id
-                         ORDER BY r.created_at, r.id""",
+        List<Stuck> rows = records.abandoned(Timestamps.now(), after.map(Cursor::at).orElse(null),
+                after.map(Cursor::number).orElse(null), PAGE_SIZE,
                 row -> new Stuck(row.getLong("id"), row.getString("user_id"), row.getString("operation"),
                         row.getString("idempotency_key"), row.getString("recovery_point"),
                         instant(row, "created_at"), instant(row, "lease_expires_at"),
-                        row.getString("resource_type"), row.getString("resource_id"), row.getString("payment_status")),
-                Timestamps.now(), from.at(), from.id(), PAGE_SIZE + 1);
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+                        row.getString("resource_type"), row.getString("resource_id"), null));
+        Map<String, String> paymentStatuses = reads.list("SELECT payment_id, status FROM payments WHERE payment_id = ANY(?)",
+                        row -> Map.entry(row.getString("payment_id"), row.getString("status")),
+                        (Object) rows.stream().filter(row -> "payment".equals(row.resourceType()))
+                                .map(Stuck::resourceId).toArray(String[]::new))
+                .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        return KeysetPage.of(rows.stream().map(row -> row.withPaymentStatus(paymentStatuses.get(row.resourceId())))
+                .toList(), PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 
     Count count() {
-        long counted = reads.number("""
-                SELECT count(*) FROM (SELECT 1 FROM idempotency_records
-                                       WHERE status = 'PROCESSING' AND lease_expires_at <= ? LIMIT ?) capped""",
-                Timestamps.now(), COUNT_LIMIT + 1);
+        long counted = records.abandonedCount(Timestamps.now(), COUNT_LIMIT + 1);
         return new Count(Math.min(counted, COUNT_LIMIT), counted > COUNT_LIMIT);
     }
 
@@ -164,11 +166,8 @@ public class StuckOperations {
     }
 
     private Optional<State> state(long recordId) {
-        return reads.one("""
-                        SELECT status, operation, recovery_point, lease_expires_at <= ? AS lease_expired
-                          FROM idempotency_records WHERE id = ?""",
+        return records.state(recordId, Timestamps.now(),
                 row -> new State(row.getString("status"), row.getString("operation"), row.getString("recovery_point"),
-                        row.getBoolean("lease_expired")),
-                Timestamps.now(), recordId);
+                        row.getBoolean("lease_expired")));
     }
 }

@@ -131,6 +131,41 @@ class ConsoleMachineryPagesTest {
     }
 
     @Test
+    void paymentsArePagedByKeysetWithoutRepeatsOrGapsWhereTheyChangedAtTheSameMoment() {
+        String user = TestTokens.newUser();
+        execute(db, """
+                INSERT INTO orders (order_id, user_id, status, total, currency, request_id, created_at, updated_at)
+                SELECT 'ord_paged_' || ? || '_' || g, ?, 'AWAITING_PAYMENT', 1500.00, 'RUB', 'req-seed', now(), now()
+                  FROM generate_series(1, 60) g""", user.replace('-', '_'), user);
+        execute(db, """
+                INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
+                    provider_idempotency_key, payment_method_token, created_at, updated_at)
+                SELECT 'pay_paged_' || ? || '_' || g, 'ord_paged_' || ? || '_' || g, ?, 'CREATED', 1500.00, 'RUB',
+                       'sandbox', 'onceguard-paged-' || ? || '-' || g, 'tok_success', now(),
+                       '2001-01-01T00:00:00Z'::timestamptz + (g / 4) * interval '1 second'
+                  FROM generate_series(1, 60) g""", user.replace('-', '_'), user.replace('-', '_'), user, user);
+        try {
+            List<String> mine = new ArrayList<>();
+            String path = "/console/payments?status=CREATED";
+            for (int pages = 0; path != null; pages++) {
+                assertThat(pages).as("pages read").isLessThan(100);
+                String html = page(SUPPORT, path).then().statusCode(200).extract().asString();
+                Matcher payment = Pattern.compile(">(pay_paged_" + user.replace('-', '_') + "_\\d+)<").matcher(html);
+                while (payment.find()) {
+                    mine.add(payment.group(1));
+                }
+                Matcher next = Pattern.compile("<a rel=\"next\" href=\"([^\"]+)\"").matcher(html);
+                path = next.find() ? next.group(1).replace("&amp;", "&") : null;
+            }
+
+            assertThat(mine).hasSize(60).doesNotHaveDuplicates();
+        } finally {
+            execute(db, "DELETE FROM payments WHERE user_id = ?", user);
+            execute(db, "DELETE FROM orders WHERE user_id = ?", user);
+        }
+    }
+
+    @Test
     void filtersThatMatchNothingSayWhatWouldAppear() {
         assertThat(page(SUPPORT, "/console/conflicts?user=nobody-" + TestTokens.newUser()).asString())
                 .contains("No key conflicts match these filters");
@@ -143,7 +178,8 @@ class ConsoleMachineryPagesTest {
     void malformedFiltersAndPositionsAreClear400Pages() {
         for (String path : List.of("/console/webhooks?status=DONE", "/console/webhooks?provider=%3Cx%3E",
                 "/console/outbox?status=DONE", "/console/jobs?job=%3Cscript%3E", "/console/audit?after=yesterday",
-                "/console/stuck?after=99999999999999999999-1", "/console/conflicts?key=" + "k".repeat(300))) {
+                "/console/stuck?after=99999999999999999999-1", "/console/conflicts?key=" + "k".repeat(300),
+                "/console/payments?after=1~pay_x", "/console/audit?after=1-pay_x")) {
             Response response = page(SUPPORT, path);
 
             assertThat(response.statusCode()).as(path).isEqualTo(400);
