@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -81,7 +82,7 @@ public class IdempotencyService {
     private static final int MAX_CLAIM_ATTEMPTS = 3;
     /** The recovery point of a record whose operation has made no external call and kept no work yet. */
     public static final String STARTED = "started";
-    private final IdempotencyRecords records;
+    private final IdempotencyStore records;
     private final FinishedRecords finished;
     private final RequestLog requestLog;
     private final JsonRequests jsonRequests;
@@ -89,14 +90,17 @@ public class IdempotencyService {
     private final IdempotencyConfig config;
     private final MeterRegistry registry;
     private final Instance<ResumableOperation> resumables;
+    private final Instance<RecordKeeper> keepers;
     /** Where local operations run: {@code onceguard.idempotency.local-operation-threads} threads of their own. */
     private final WorkerExecutor localOperationThreads;
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
-    public IdempotencyService(IdempotencyRecords records, FinishedRecords finished, RequestLog requestLog,
+    public IdempotencyService(IdempotencyStore records, FinishedRecords finished, RequestLog requestLog,
                               JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
-                              MeterRegistry registry, Instance<ResumableOperation> resumables, Vertx vertx) {
+                              MeterRegistry registry, Instance<ResumableOperation> resumables,
+                              Instance<RecordKeeper> keepers, Vertx vertx) {
         this.records = records;
+        this.keepers = keepers;
         this.resumables = resumables;
         this.finished = finished;
         this.requestLog = requestLog;
@@ -327,7 +331,7 @@ public class IdempotencyService {
     private Started takeOverOrAnswer(IdempotentRequest<?> request, Optional<IdempotencyRecord> record, Instant now) {
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint()) && !record.get().isFinished()
                 && !record.get().leaseExpiresAt().isAfter(now)) {
-            Optional<IdempotencyRecords.TakenOver> taken = takeOver(record.get().id());
+            Optional<IdempotencyStore.TakenOver> taken = takeOver(record.get().id());
             if (taken.isPresent()) {
                 return new Ran(record.get().id(), taken.get().lease(), new GoOn(taken.get().checkpoint()));
             }
@@ -360,7 +364,7 @@ public class IdempotencyService {
      */
     private Step applied(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result,
                          Cause cause) {
-        boolean applied = apply(recordId, operation, result, IdempotencyRecords.Applier.holderOf(lease), cause);
+        boolean applied = apply(recordId, operation, result, new IdempotencyStore.Holder(lease), cause);
         if (applied) {
             if (result instanceof PhaseResult.FinalResponse done) {
                 return new Finished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
@@ -386,7 +390,7 @@ public class IdempotencyService {
      *
      * @return whether the record took the result (a no-op always does)
      */
-    private boolean apply(long recordId, String operation, PhaseResult result, IdempotencyRecords.Applier applier,
+    private boolean apply(long recordId, String operation, PhaseResult result, IdempotencyStore.Applier applier,
                           Cause cause) {
         Instant now = Timestamps.now();
         if (result instanceof PhaseResult.FinalResponse done) {
@@ -395,7 +399,7 @@ public class IdempotencyService {
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
             boolean givenUp = point.lease() == PhaseResult.Lease.GIVE_UP;
-            return records.saveCheckpoint(recordId, point.checkpoint(), givenUp ? now : null,
+            return records.checkpoint(recordId, point.checkpoint(), givenUp ? now : null,
                     givenUp ? now.plus(point.recoveryWaits()) : null, applier, cause,
                     givenUp ? point.answer().status() : null, now);
         }
@@ -413,7 +417,7 @@ public class IdempotencyService {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void applyUnheld(long recordId, String operation, PhaseResult result, Cause cause) {
-        apply(recordId, operation, result, IdempotencyRecords.Applier.outsiderAt(Timestamps.now()), cause);
+        apply(recordId, operation, result, new IdempotencyStore.Outsider(Timestamps.now()), cause);
     }
 
     /** The caller's answer where the operation stands. */
@@ -455,16 +459,16 @@ public class IdempotencyService {
      * record a failed claim met is read once, and handed on.
      */
     private Claim claimReleasingAbandoned(IdempotentRequest<?> request,
-                                          Supplier<IdempotencyRecords.ClaimOutcome> claim) {
-        IdempotencyRecords.ClaimOutcome outcome = claim.get();
-        if (!(outcome instanceof IdempotencyRecords.ScopeTaken)) {
+                                          Supplier<IdempotencyStore.ClaimOutcome> claim) {
+        IdempotencyStore.ClaimOutcome outcome = claim.get();
+        if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
             return claimOf(outcome);
         }
         Optional<IdempotencyRecord> record = findRecord(request);
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
                 && releaseIfAbandoned(record.get().id())) {
             outcome = claim.get();
-            if (!(outcome instanceof IdempotencyRecords.ScopeTaken)) {
+            if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
                 return claimOf(outcome);
             }
             record = findRecord(request);
@@ -473,12 +477,12 @@ public class IdempotencyService {
     }
 
     /** A claim that did not meet a record: inserted, or refused by the plan's precondition. */
-    private static Claim claimOf(IdempotencyRecords.ClaimOutcome outcome) {
-        return outcome instanceof IdempotencyRecords.Inserted inserted ? new Claimed(inserted.recordId())
+    private static Claim claimOf(IdempotencyStore.ClaimOutcome outcome) {
+        return outcome instanceof IdempotencyStore.Inserted inserted ? new Claimed(inserted.recordId())
                 : new Outdated();
     }
 
-    private IdempotencyRecords.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
+    private IdempotencyStore.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
         return records.claim(request, STARTED, now, lease, expiryOf(request, now));
     }
 
@@ -488,7 +492,7 @@ public class IdempotencyService {
      */
     public boolean releaseIfAbandoned(long recordId) {
         return QuarkusTransaction.joiningExisting().call(() ->
-                records.releaseIfAbandoned(recordId, STARTED, Timestamps.now()));
+                records.release(recordId, STARTED, Timestamps.now()));
     }
 
     /** Until when a record claimed at {@code now} is kept once it is finished. */
@@ -539,7 +543,7 @@ public class IdempotencyService {
     }
 
     private Answer conflict(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
-        records.insertConflict(record.id(), request, record.fingerprint(), now);
+        records.recordConflict(record.id(), request, record.fingerprint(), now);
         LOG.infof("idempotency key reused with another payload: operation=%s record=%d",
                 request.operation(), record.id());
         return new Answer(refusal(Outcome.CONFLICT, Problem.of(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key reused",
@@ -554,7 +558,7 @@ public class IdempotencyService {
             Instant now = Timestamps.now();
             if (!(records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
                     expiryOf(request, now), ClaimWrites.NONE, Optional.empty())
-                    instanceof IdempotencyRecords.Inserted inserted)) {
+                    instanceof IdempotencyStore.Inserted inserted)) {
                 return answerFromRecord(request, now);
             }
             return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
@@ -569,7 +573,7 @@ public class IdempotencyService {
      * @return the operation and the checkpoint to go on from, or empty when the lease is live, the record finished,
      * or another won
      */
-    private Optional<IdempotencyRecords.TakenOver> takeOver(long recordId) {
+    private Optional<IdempotencyStore.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
         return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, leaseFrom(now)));
     }
@@ -586,7 +590,7 @@ public class IdempotencyService {
         if (QuarkusTransaction.requiringNew().call(() -> releaseIfAbandoned(recordId))) {
             return new Resumption.Released();
         }
-        Optional<IdempotencyRecords.TakenOver> taken = QuarkusTransaction.requiringNew().call(() -> takeOver(recordId));
+        Optional<IdempotencyStore.TakenOver> taken = QuarkusTransaction.requiringNew().call(() -> takeOver(recordId));
         if (taken.isEmpty()) {
             return new Resumption.NotTaken();
         }
@@ -610,6 +614,27 @@ public class IdempotencyService {
             return new Resumption.NotTaken();
         }
         return new Resumption.Paused(from, ((Unchanged) step).checkpoint());
+    }
+
+    /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */
+    public static String recordsTable() {
+        return "idempotency_records";
+    }
+
+    /** PROCESSING records whose lease has expired and whose operation asked no longer wait, for lease recovery. */
+    public List<IdempotencyStore.ExpiredLease> expiredLeases(int limit) {
+        return QuarkusTransaction.requiringNew().call(() -> records.expiredLeases(Timestamps.now(), limit));
+    }
+
+    /**
+     * Deletes, in a transaction of its own, at most {@code limit} finished records that expired before {@code cutoff},
+     * keeping every record an operation's {@link RecordKeeper} still needs.
+     *
+     * @return the number deleted
+     */
+    public int expireFinished(Instant cutoff, int limit) {
+        List<RecordKeeper> declared = keepers.stream().toList();
+        return QuarkusTransaction.requiringNew().call(() -> records.expire(cutoff, limit, declared));
     }
 
     private Optional<ResumableOperation> resumableOf(String operation) {

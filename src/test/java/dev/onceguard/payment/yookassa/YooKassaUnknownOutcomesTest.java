@@ -2,7 +2,7 @@ package dev.onceguard.payment.yookassa;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onceguard.TestTokens;
-import dev.onceguard.payment.Reconciliation;
+import dev.onceguard.maintenance.LeaseRecovery;
 import dev.onceguard.platform.Cause;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -52,7 +52,7 @@ class YooKassaUnknownOutcomesTest {
     AgroalDataSource db;
 
     @Inject
-    Reconciliation reconciliation;
+    LeaseRecovery leaseRecovery;
 
     private final String user = TestTokens.newUser();
 
@@ -92,7 +92,7 @@ class YooKassaUnknownOutcomesTest {
 
     /**
      * Moves the attempt's life back by {@code age}, as if it had been created that long ago and its wait were over. The
-     * wait ends a second ago, not at the database's {@code now()}: reconciliation compares with the service's clock in
+     * wait ends a second ago, not at the database's {@code now()}: lease recovery compares with the service's clock in
      * milliseconds, which may not have reached the database's microseconds yet.
      */
     private void age(String paymentId, Duration age) {
@@ -115,19 +115,19 @@ class YooKassaUnknownOutcomesTest {
         String paymentId = unknown.path("paymentId");
         Instant firstWait = recoverAfter(paymentId);
 
-        reconciliation.reconcile(Cause.reconciliation(1L));
+        leaseRecovery.run(Cause.leaseRecovery(1L));
         long createsBeforeTheWaitIsOver = createsOf(paymentId);
         age(paymentId, Duration.ofMinutes(3));
-        reconciliation.reconcile(Cause.reconciliation(2L));
+        leaseRecovery.run(Cause.leaseRecovery(2L));
         Instant afterThreeMinutes = recoverAfter(paymentId);
         age(paymentId, Duration.ofHours(5));
-        reconciliation.reconcile(Cause.reconciliation(3L));
+        leaseRecovery.run(Cause.leaseRecovery(3L));
         Instant afterFiveHours = recoverAfter(paymentId);
 
         assertThat(unknown.statusCode()).isEqualTo(202);
         assertThat(unknown.<String>path("status")).isEqualTo("UNKNOWN");
         assertThat(Duration.between(Instant.now(), firstWait).toSeconds()).isBetween(1L, 10L);
-        assertThat(createsBeforeTheWaitIsOver).as("reconciliation left it alone during its first wait").isEqualTo(1);
+        assertThat(createsBeforeTheWaitIsOver).as("lease recovery left it alone during its first wait").isEqualTo(1);
         assertThat(Duration.between(Instant.now(), afterThreeMinutes)).isCloseTo(Duration.ofMinutes(3),
                 Duration.ofSeconds(30));
         assertThat(Duration.between(Instant.now(), afterFiveHours)).isCloseTo(Duration.ofMinutes(30),
@@ -138,7 +138,7 @@ class YooKassaUnknownOutcomesTest {
 
         yookassa().answerLikeYooKassa();
         age(paymentId, Duration.ofHours(6));
-        reconciliation.reconcile(Cause.reconciliation(4L));
+        leaseRecovery.run(Cause.leaseRecovery(4L));
         assertThat(single(db, String.class, "SELECT status FROM payments WHERE payment_id = ?", paymentId))
                 .as("YooKassa answering again, the same key names one payment, waiting for the customer")
                 .isEqualTo("REQUIRES_ACTION");

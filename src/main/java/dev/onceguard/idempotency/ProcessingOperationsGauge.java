@@ -1,4 +1,4 @@
-package dev.onceguard.maintenance;
+package dev.onceguard.idempotency;
 
 import dev.onceguard.platform.DatabaseGauges;
 import io.quarkus.runtime.Startup;
