@@ -12,7 +12,7 @@ import java.util.Optional;
  * uniqueness or by a conditional change, never by a read followed by a write. Inside a transaction the statement takes
  * part in it.
  */
-public interface IdempotencyStore {
+interface IdempotencyStore {
 
     /**
      * Inserts the PROCESSING record of work that calls out, under {@code leaseExpiresAt}; {@link ScopeTaken} when the
@@ -65,8 +65,8 @@ public interface IdempotencyStore {
     /** Evidence of a key reused with another payload: who, when, which key, both fingerprints, the refused body. */
     void recordConflict(long recordId, IdempotentRequest<?> request, String originalFingerprint, Instant now);
 
-    /** PROCESSING records whose lease has expired and whose operation asked no longer wait, oldest lease first. */
-    List<ExpiredLease> expiredLeases(Instant now, int limit);
+    /** The ids of PROCESSING records whose lease has expired and whose operation asked no longer wait, oldest first. */
+    List<Long> expiredLeases(Instant now, int limit);
 
     /**
      * Deletes at most {@code limit} finished records that expired before {@code cutoff}, except those a
@@ -111,9 +111,5 @@ public interface IdempotencyStore {
 
     /** A record taken over: its operation, where that operation stands, and the taker's lease. */
     record TakenOver(String operation, Checkpoint checkpoint, Instant lease) {
-    }
-
-    /** A PROCESSING record whose lease has expired and whose operation asked no longer wait, for lease recovery. */
-    record ExpiredLease(long recordId, String operation, String recoveryPoint) {
     }
 }

@@ -35,7 +35,7 @@ import java.util.Optional;
  * the table was empty walked one user's rows through another index).
  */
 @ApplicationScoped
-public class PostgresIdempotencyStore implements IdempotencyStore {
+class PostgresIdempotencyStore implements IdempotencyStore {
 
     private static final ClaimOutcome SCOPE_TAKEN = new ScopeTaken();
     private static final ClaimOutcome PRECONDITION_FAILED = new PreconditionFailed();
@@ -349,13 +349,13 @@ public class PostgresIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public List<ExpiredLease> expiredLeases(Instant now, int limit) {
+    public List<Long> expiredLeases(Instant now, int limit) {
         return sql.list("""
-                        SELECT id, operation, recovery_point FROM idempotency_records
+                        SELECT id FROM idempotency_records
                          WHERE status = 'PROCESSING' AND lease_expires_at <= ?
                            AND (recover_after IS NULL OR recover_after <= ?)
                          ORDER BY lease_expires_at LIMIT ?""",
-                row -> new ExpiredLease(row.getLong(1), row.getString(2), row.getString(3)), now, now, limit);
+                row -> row.getLong(1), now, now, limit);
     }
 
     /**

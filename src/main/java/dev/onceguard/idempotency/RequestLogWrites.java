@@ -16,7 +16,7 @@ import java.util.List;
  * what {@code SqlRows} binds.
  */
 @ApplicationScoped
-public class RequestLogWrites {
+class RequestLogWrites {
 
     private final AgroalDataSource dataSource;
 

@@ -2,7 +2,6 @@ package dev.onceguard.maintenance;
 
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.Draining;
-import dev.onceguard.idempotency.IdempotencyStore;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.platform.Cause;
@@ -74,15 +73,15 @@ public class LeaseRecovery {
         long releasedNow = 0;
         long reconciledNow = 0;
         long failedNow = 0;
-        for (IdempotencyStore.ExpiredLease lease : idempotency.expiredLeases(config.recoveryBatchSize())) {
+        for (long recordId : idempotency.expiredLeases(config.recoveryBatchSize())) {
             if (draining.inProgress()) {
                 break;
             }
             Resumption resumption;
             try {
-                resumption = idempotency.resume(lease.recordId(), cause);
+                resumption = idempotency.resume(recordId, cause);
             } catch (RuntimeException e) {
-                LOG.errorf(e, "lease recovery could not resume operation %d", lease.recordId());
+                LOG.errorf(e, "lease recovery could not resume operation %d", recordId);
                 failedNow++;
                 continue;
             }

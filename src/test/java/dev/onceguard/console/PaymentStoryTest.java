@@ -152,7 +152,7 @@ class PaymentStoryTest {
     }
 
     @Test
-    void aCrashBetweenThePhasesIsSettledByLeaseRecoveryAndThePageSaysTheClientGotNoAnswer() {
+    void aCrashBetweenThePhasesIsFinishedByLeaseRecoveryAndThePageSaysTheClientGotNoAnswer() {
         String orderId = newOrder();
         String paymentId = "pay_" + UUID.randomUUID();
         // phase (a) committed, then the process died before it called the provider: no answer was ever sent
