@@ -73,7 +73,8 @@ public class PaymentService implements ResumableOperation {
     private final PaymentsConfig config;
 
     public PaymentService(IdempotencyService idempotency, StoredResponses responses, PaymentProviders providers,
-                          PaymentOutcomes outcomes, PaymentRows rows, Ids ids, OrderRows orders, PaymentsConfig config) {
+                          PaymentOutcomes outcomes, PaymentRows rows, Ids ids, OrderRows orders,
+                          PaymentsConfig config) {
         this.orders = orders;
         this.config = config;
         this.idempotency = idempotency;
