@@ -151,9 +151,10 @@ public class IdempotencyService {
 
     /**
      * How one attempt ended: answered; or, to try again, the record it met was deleted before it could be read, or what
-     * its plan read had changed by the time of the claim.
+     * its plan read had changed by the time of the claim; or, for an operation that calls out, its record is this
+     * request's and its phases go on.
      */
-    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated {
+    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated, Holding {
     }
 
     private record Answered(Answer answer) implements Attempt {
@@ -189,27 +190,19 @@ public class IdempotencyService {
         ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                 request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
         return answered(request, blocking -> Vertx.currentContext().executeBlocking(blocking, false), () -> {
-            Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase, cause));
-            if (started instanceof AnsweredStart answeredStart) {
-                return answeredStart.attempt();
+            Attempt started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase, cause));
+            if (!(started instanceof Holding held)) {
+                return started;
             }
-            Ran ran = (Ran) started;
-            Step step = ran.step() instanceof NextPhase next
-                    ? runPhases(ran.recordId(), ran.lease(), request.operation(), next.checkpoint(), resumable, cause)
-                    : ran.step();
-            return new Answered(answerWhereItStands(step, ran.recordId(), request));
+            Step step = held.step() instanceof NextPhase next
+                    ? runPhases(held.recordId(), held.lease(), request.operation(), next.checkpoint(), resumable, cause)
+                    : held.step();
+            return new Answered(answerWhereItStands(step, held.recordId(), request));
         });
     }
 
-    /** What the claim's transaction of an operation that calls out came to. */
-    private sealed interface Started permits Ran, AnsweredStart {
-    }
-
     /** The record is this request's (claimed or taken over, under {@code lease}), at {@code step}. */
-    private record Ran(long recordId, Instant lease, Step step) implements Started {
-    }
-
-    private record AnsweredStart(Attempt attempt) implements Started {
+    private record Holding(long recordId, Instant lease, Step step) implements Attempt {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
@@ -315,7 +308,7 @@ public class IdempotencyService {
                 RequestLog.Outcome.EXECUTED));
     }
 
-    private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
+    private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
         Claim claim = claimReleasingAbandoned(request, () -> claim(request, now, lease));
@@ -323,22 +316,22 @@ public class IdempotencyService {
             return takeOverOrAnswer(request, met.record(), now);
         }
         long claimed = ((Claimed) claim).recordId();
-        return new Ran(claimed, lease, stepAfter(claimed, lease, request.operation(),
+        return new Holding(claimed, lease, stepAfter(claimed, lease, request.operation(),
                 new Checkpoint(STARTED, null, null),
                 firstPhase.run(request.body(), claimed), cause));
     }
 
     /** The scope's existing record either answers the request, or, when its lease has expired, is taken over here. */
-    private Started takeOverOrAnswer(IdempotentRequest<?> request, Optional<IdempotencyRecord> record, Instant now) {
+    private Attempt takeOverOrAnswer(IdempotentRequest<?> request, Optional<IdempotencyRecord> record, Instant now) {
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint()) && !record.get().isFinished()
                 && !record.get().leaseExpiresAt().isAfter(now)) {
             Optional<IdempotencyStore.TakenOver> taken = takeOver(record.get().id());
             if (taken.isPresent()) {
-                return new Ran(record.get().id(), taken.get().lease(), new NextPhase(taken.get().checkpoint()));
+                return new Holding(record.get().id(), taken.get().lease(), new NextPhase(taken.get().checkpoint()));
             }
             record = records.findById(record.get().id());
         }
-        return new AnsweredStart(answerFromScope(record, request, now));
+        return answerFromScope(record, request, now);
     }
 
     /**
