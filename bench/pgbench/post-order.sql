@@ -1,5 +1,5 @@
 -- The statements of one POST /api/orders (one line of p-184) as the service sends them, with no transaction around
--- them (the engine's from IdempotencyRecords, the order's from checkout.CatalogRows and checkout.OrderRows):
+-- them (the engine's from PostgresIdempotencyStore, the order's from checkout.CatalogRows and checkout.OrderRows):
 --   1. claim and write: one statement. The service priced the order from the catalog entries it keeps in memory
 --                (checkout.CatalogCache), so the statement first checks that they are still the catalog's (held: one
 --                primary-key probe per product). Only if they are does its claim insert the idempotency record ... ON

@@ -1,6 +1,6 @@
 -- The statements the service sends for one new webhook event (a signed payment.succeeded for a PENDING payment whose
 -- order awaits payment), in one transaction, as webhook.WebhookInbox, payment.PaymentRows, platform.StateMachine,
--- checkout.OrderSettlement, outbox.Outbox, payment.PaymentService.finishSettled and idempotency.IdempotencyRecords
+-- checkout.OrderSettlement, outbox.Outbox, payment.PaymentService.finishSettled and idempotency.PostgresIdempotencyStore
 -- send them:
 --   1. the inbox row, ON CONFLICT DO NOTHING, with the transaction's lock timeout set in the same statement;
 --   2. the payment, by provider payment id;

@@ -4,6 +4,7 @@ import dev.onceguard.idempotency.AtomicPhase;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.StoredResponses;
 import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.PhaseResult;
@@ -39,11 +40,14 @@ public class OrderCancellation implements ResumableOperation {
     private static final Logger LOG = Logger.getLogger(OrderCancellation.class);
 
     private final IdempotencyService idempotency;
+    private final StoredResponses responses;
     private final OrderRows orders;
     private final EntityManager em;
 
-    public OrderCancellation(IdempotencyService idempotency, OrderRows orders, EntityManager em) {
+    public OrderCancellation(IdempotencyService idempotency, StoredResponses responses, OrderRows orders,
+                             EntityManager em) {
         this.idempotency = idempotency;
+        this.responses = responses;
         this.orders = orders;
         this.em = em;
     }
@@ -77,7 +81,7 @@ public class OrderCancellation implements ResumableOperation {
             LOG.infof("order %s -> CANCELED by its owner (%s)", orderId, cause);
         }
         Order canceled = orders.findOwned(orderId, userId).orElseThrow();
-        return PhaseResult.completed(idempotency.jsonResponse(200, OrderView.of(canceled),
+        return PhaseResult.completed(responses.json(200, OrderView.of(canceled),
                 Map.of("Content-Location", "/api/orders/" + orderId), OrderService.RESOURCE_TYPE, orderId));
     }
 

@@ -5,6 +5,7 @@ import dev.onceguard.platform.LogContext;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.ClaimWrites;
 import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.StoredResponses;
 import dev.onceguard.idempotency.LocalOperation;
 import dev.onceguard.idempotency.StoredResponse;
 import dev.onceguard.platform.Ids;
@@ -32,15 +33,17 @@ public class OrderService {
     public static final String RESOURCE_TYPE = "order";
 
     private final IdempotencyService idempotency;
+    private final StoredResponses responses;
     private final Ids ids;
     private final CatalogCache catalogCache;
     private final CatalogRows catalogRows;
     private final OrderRows orderRows;
     private final CheckoutConfig config;
 
-    public OrderService(IdempotencyService idempotency, Ids ids, CatalogCache catalogCache, CatalogRows catalogRows,
-                        OrderRows orderRows, CheckoutConfig config) {
+    public OrderService(IdempotencyService idempotency, StoredResponses responses, Ids ids, CatalogCache catalogCache,
+                        CatalogRows catalogRows, OrderRows orderRows, CheckoutConfig config) {
         this.idempotency = idempotency;
+        this.responses = responses;
         this.ids = ids;
         this.catalogCache = catalogCache;
         this.catalogRows = catalogRows;
@@ -71,7 +74,7 @@ public class OrderService {
                 lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))
                         .toList(),
                 OrderView.money(total), request.currency(), Timestamps.format(now));
-        StoredResponse response = idempotency.jsonResponse(201, view, Map.of("Location", "/api/orders/" + orderId),
+        StoredResponse response = responses.json(201, view, Map.of("Location", "/api/orders/" + orderId),
                 RESOURCE_TYPE, orderId);
         return new LocalOperation.Plan(response, withStockTaken(request, catalog,
                 orderRows.inserting(orderId, userId, status, total, request.currency(), requestId, now, lines)),

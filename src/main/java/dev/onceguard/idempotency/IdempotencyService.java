@@ -22,13 +22,12 @@ import io.vertx.mutiny.core.WorkerExecutor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.transaction.Transactional;
-import jakarta.ws.rs.core.HttpHeaders;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
-import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -71,7 +70,7 @@ import java.util.function.UnaryOperator;
  * outside call first, outside any transaction, and hands back the {@link AtomicPhase} that applies the answer. The
  * engine goes on phase after phase while the lease is kept, and stops at the first that pauses or finishes. A retry
  * that finds the record PROCESSING with an expired lease takes it over with a conditional UPDATE and goes on from its
- * {@link Checkpoint} the same way, as do lease recovery, reconciliation and the console's admin actions
+ * {@link Checkpoint} the same way, as do lease recovery and the console's admin actions
  * ({@link #resume}). A holder is known by the lease it set: its phases' results reach the record only while that lease
  * is still the record's, so a holder that worked past the end of its lease and was taken over changes nothing.
  */
@@ -83,7 +82,8 @@ public class IdempotencyService {
     private static final int MAX_CLAIM_ATTEMPTS = 3;
     /** The recovery point of a record whose operation has made no external call and kept no work yet. */
     public static final String STARTED = "started";
-    private final IdempotencyRecords records;
+    private final IdempotencyStore records;
+    private final StoredResponses responses;
     private final FinishedRecords finished;
     private final RequestLog requestLog;
     private final JsonRequests jsonRequests;
@@ -91,14 +91,18 @@ public class IdempotencyService {
     private final IdempotencyConfig config;
     private final MeterRegistry registry;
     private final Instance<ResumableOperation> resumables;
+    private final Instance<RecordKeeper> keepers;
     /** Where local operations run: {@code onceguard.idempotency.local-operation-threads} threads of their own. */
     private final WorkerExecutor localOperationThreads;
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
-    public IdempotencyService(IdempotencyRecords records, FinishedRecords finished, RequestLog requestLog,
-                              JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
-                              MeterRegistry registry, Instance<ResumableOperation> resumables, Vertx vertx) {
+    public IdempotencyService(IdempotencyStore records, StoredResponses responses, FinishedRecords finished,
+                              RequestLog requestLog, JsonRequests jsonRequests, ObjectMapper json,
+                              IdempotencyConfig config, MeterRegistry registry, Instance<ResumableOperation> resumables,
+                              Instance<RecordKeeper> keepers, Vertx vertx) {
         this.records = records;
+        this.responses = responses;
+        this.keepers = keepers;
         this.resumables = resumables;
         this.finished = finished;
         this.requestLog = requestLog;
@@ -149,9 +153,10 @@ public class IdempotencyService {
 
     /**
      * How one attempt ended: answered; or, to try again, the record it met was deleted before it could be read, or what
-     * its plan read had changed by the time of the claim.
+     * its plan read had changed by the time of the claim; or, for an operation that calls out, its record is this
+     * request's and its phases go on.
      */
-    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated {
+    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated, Holding {
     }
 
     private record Answered(Answer answer) implements Attempt {
@@ -187,43 +192,35 @@ public class IdempotencyService {
         ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                 request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
         return answered(request, blocking -> Vertx.currentContext().executeBlocking(blocking, false), () -> {
-            Started started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase, cause));
-            if (started instanceof AnsweredStart answeredStart) {
-                return answeredStart.attempt();
+            Attempt started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase, cause));
+            if (!(started instanceof Holding held)) {
+                return started;
             }
-            Ran ran = (Ran) started;
-            Step step = ran.step() instanceof GoOn goOn
-                    ? goOn(ran.recordId(), ran.lease(), request.operation(), goOn.checkpoint(), resumable, cause)
-                    : ran.step();
-            return new Answered(answerOf(step, ran.recordId(), request));
+            Step step = held.step() instanceof NextPhase next
+                    ? runPhases(held.recordId(), held.lease(), request.operation(), next.checkpoint(), resumable, cause)
+                    : held.step();
+            return new Answered(answerWhereItStands(step, held.recordId(), request));
         });
     }
 
-    /** What the claim's transaction of an operation that calls out came to. */
-    private sealed interface Started permits Ran, AnsweredStart {
-    }
-
     /** The record is this request's (claimed or taken over, under {@code lease}), at {@code step}. */
-    private record Ran(long recordId, Instant lease, Step step) implements Started {
-    }
-
-    private record AnsweredStart(Attempt attempt) implements Started {
+    private record Holding(long recordId, Instant lease, Step step) implements Attempt {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
-    private sealed interface Step permits GoOn, Paused, Finished, Unchanged, Overtaken {
+    private sealed interface Step permits NextPhase, LeaseGivenUp, RecordFinished, Unchanged, Overtaken {
     }
 
     /** At a recovery point, the lease kept: the operation's next phase runs now. */
-    private record GoOn(Checkpoint checkpoint) implements Step {
+    private record NextPhase(Checkpoint checkpoint) implements Step {
     }
 
     /** At a recovery point, the lease given up; the caller is answered {@code answer}, which is not stored. */
-    private record Paused(Checkpoint checkpoint, StoredResponse answer) implements Step {
+    private record LeaseGivenUp(Checkpoint checkpoint, StoredResponse answer) implements Step {
     }
 
     /** The record is finished: by this phase ({@code EXECUTED}) or, first, by someone else ({@code REPLAYED}). */
-    private record Finished(IdempotentResponse response) implements Step {
+    private record RecordFinished(IdempotentResponse response) implements Step {
     }
 
     /** The phase changed nothing: the record, as read now, is still PROCESSING at the checkpoint it ran from. */
@@ -293,7 +290,7 @@ public class IdempotencyService {
         } catch (BusinessRefusal refusal) {
             throw refusal;
         } catch (ProblemException refused) {
-            return findRecord(request).<Attempt>map(record -> new Answered(answerFrom(record, request, now)))
+            return findRecord(request).<Attempt>map(record -> new Answered(answerFromRecord(record, request, now)))
                     .orElseThrow(() -> refused);
         }
         Instant answeredAt = Timestamps.now();
@@ -301,7 +298,7 @@ public class IdempotencyService {
                 IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now),
                 plan.writes(), plan.precondition()));
         if (claim instanceof Met met) {
-            return answerFrom(met.record(), request, now);
+            return answerFromScope(met.record(), request, now);
         }
         if (claim instanceof Outdated) {
             plan.precondition().orElseThrow().whenOutdated().run();
@@ -313,7 +310,7 @@ public class IdempotencyService {
                 RequestLog.Outcome.EXECUTED));
     }
 
-    private <T> Started claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
+    private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
         Claim claim = claimReleasingAbandoned(request, () -> claim(request, now, lease));
@@ -321,21 +318,22 @@ public class IdempotencyService {
             return takeOverOrAnswer(request, met.record(), now);
         }
         long claimed = ((Claimed) claim).recordId();
-        return new Ran(claimed, lease, applied(claimed, lease, request.operation(), new Checkpoint(STARTED, null, null),
+        return new Holding(claimed, lease, stepAfter(claimed, lease, request.operation(),
+                new Checkpoint(STARTED, null, null),
                 firstPhase.run(request.body(), claimed), cause));
     }
 
     /** The scope's existing record either answers the request, or, when its lease has expired, is taken over here. */
-    private Started takeOverOrAnswer(IdempotentRequest<?> request, Optional<IdempotencyRecord> record, Instant now) {
+    private Attempt takeOverOrAnswer(IdempotentRequest<?> request, Optional<IdempotencyRecord> record, Instant now) {
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint()) && !record.get().isFinished()
                 && !record.get().leaseExpiresAt().isAfter(now)) {
-            Optional<IdempotencyRecords.TakenOver> taken = takeOver(record.get().id());
+            Optional<IdempotencyStore.TakenOver> taken = takeOver(record.get().id());
             if (taken.isPresent()) {
-                return new Ran(record.get().id(), taken.get().lease(), new GoOn(taken.get().checkpoint()));
+                return new Holding(record.get().id(), taken.get().lease(), new NextPhase(taken.get().checkpoint()));
             }
             record = records.findById(record.get().id());
         }
-        return new AnsweredStart(answerFrom(record, request, now));
+        return answerFromScope(record, request, now);
     }
 
     /**
@@ -343,13 +341,13 @@ public class IdempotencyService {
      * until one pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic
      * phase it hands back, in a transaction of its own, and applies that phase's result there.
      */
-    private Step goOn(long recordId, Instant lease, String operation, Checkpoint checkpoint,
+    private Step runPhases(long recordId, Instant lease, String operation, Checkpoint checkpoint,
                       ResumableOperation resumable, Cause cause) {
-        Step step = new GoOn(checkpoint);
-        while (step instanceof GoOn next) {
+        Step step = new NextPhase(checkpoint);
+        while (step instanceof NextPhase next) {
             AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
             step = QuarkusTransaction.requiringNew().call(() ->
-                    applied(recordId, lease, operation, next.checkpoint(), phase.run(), cause));
+                    stepAfter(recordId, lease, operation, next.checkpoint(), phase.run(), cause));
         }
         return step;
     }
@@ -360,22 +358,22 @@ public class IdempotencyService {
      * else meanwhile (a webhook that settled its payment), whose stored answer is this caller's too, or taken over
      * after the caller's lease ran out.
      */
-    private Step applied(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result,
+    private Step stepAfter(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result,
                          Cause cause) {
-        boolean applied = apply(recordId, operation, result, IdempotencyRecords.Applier.holderOf(lease), cause);
+        boolean applied = applyToRecord(recordId, operation, result, new IdempotencyStore.Holder(lease), cause);
         if (applied) {
             if (result instanceof PhaseResult.FinalResponse done) {
-                return new Finished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
+                return new RecordFinished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
             }
             if (result instanceof PhaseResult.RecoveryPoint point) {
-                return point.lease() == PhaseResult.Lease.KEEP ? new GoOn(point.checkpoint())
-                        : new Paused(point.checkpoint(), point.answer());
+                return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
+                        : new LeaseGivenUp(point.checkpoint(), point.answer());
             }
         }
         IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new EarlierCommitLost(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
         if (record.isFinished()) {
-            return new Finished(new IdempotentResponse(Outcome.REPLAYED, record.response()));
+            return new RecordFinished(new IdempotentResponse(Outcome.REPLAYED, record.response()));
         }
         return applied ? new Unchanged(record, from) : new Overtaken(record);
     }
@@ -388,8 +386,8 @@ public class IdempotencyService {
      *
      * @return whether the record took the result (a no-op always does)
      */
-    private boolean apply(long recordId, String operation, PhaseResult result, IdempotencyRecords.Applier applier,
-                          Cause cause) {
+    private boolean applyToRecord(long recordId, String operation, PhaseResult result,
+                                  IdempotencyStore.Applier applier, Cause cause) {
         Instant now = Timestamps.now();
         if (result instanceof PhaseResult.FinalResponse done) {
             return records.complete(recordId, done.status(), done.response(), now, now.plus(retentionOf(operation)),
@@ -397,7 +395,7 @@ public class IdempotencyService {
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
             boolean givenUp = point.lease() == PhaseResult.Lease.GIVE_UP;
-            return records.saveCheckpoint(recordId, point.checkpoint(), givenUp ? now : null,
+            return records.checkpoint(recordId, point.checkpoint(), givenUp ? now : null,
                     givenUp ? now.plus(point.recoveryWaits()) : null, applier, cause,
                     givenUp ? point.answer().status() : null, now);
         }
@@ -415,16 +413,16 @@ public class IdempotencyService {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void applyUnheld(long recordId, String operation, PhaseResult result, Cause cause) {
-        apply(recordId, operation, result, IdempotencyRecords.Applier.outsiderAt(Timestamps.now()), cause);
+        applyToRecord(recordId, operation, result, new IdempotencyStore.Outsider(Timestamps.now()), cause);
     }
 
     /** The caller's answer where the operation stands. */
-    private Answer answerOf(Step step, long recordId, IdempotentRequest<?> request) {
-        if (step instanceof Finished done) {
+    private Answer answerWhereItStands(Step step, long recordId, IdempotentRequest<?> request) {
+        if (step instanceof RecordFinished done) {
             return new Answer(done.response(), recordId, done.response().outcome() == Outcome.REPLAYED
                     ? RequestLog.Outcome.REPLAYED : RequestLog.Outcome.EXECUTED);
         }
-        if (step instanceof Paused paused) {
+        if (step instanceof LeaseGivenUp paused) {
             return new Answer(new IdempotentResponse(Outcome.EXECUTED, paused.answer()), recordId,
                     RequestLog.Outcome.EXECUTED);
         }
@@ -457,16 +455,16 @@ public class IdempotencyService {
      * record a failed claim met is read once, and handed on.
      */
     private Claim claimReleasingAbandoned(IdempotentRequest<?> request,
-                                          Supplier<IdempotencyRecords.ClaimOutcome> claim) {
-        IdempotencyRecords.ClaimOutcome outcome = claim.get();
-        if (!(outcome instanceof IdempotencyRecords.ScopeTaken)) {
+                                          Supplier<IdempotencyStore.ClaimOutcome> claim) {
+        IdempotencyStore.ClaimOutcome outcome = claim.get();
+        if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
             return claimOf(outcome);
         }
         Optional<IdempotencyRecord> record = findRecord(request);
         if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
                 && releaseIfAbandoned(record.get().id())) {
             outcome = claim.get();
-            if (!(outcome instanceof IdempotencyRecords.ScopeTaken)) {
+            if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
                 return claimOf(outcome);
             }
             record = findRecord(request);
@@ -475,12 +473,12 @@ public class IdempotencyService {
     }
 
     /** A claim that did not meet a record: inserted, or refused by the plan's precondition. */
-    private static Claim claimOf(IdempotencyRecords.ClaimOutcome outcome) {
-        return outcome instanceof IdempotencyRecords.Inserted inserted ? new Claimed(inserted.recordId())
+    private static Claim claimOf(IdempotencyStore.ClaimOutcome outcome) {
+        return outcome instanceof IdempotencyStore.Inserted inserted ? new Claimed(inserted.recordId())
                 : new Outdated();
     }
 
-    private IdempotencyRecords.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
+    private IdempotencyStore.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
         return records.claim(request, STARTED, now, lease, expiryOf(request, now));
     }
 
@@ -490,7 +488,7 @@ public class IdempotencyService {
      */
     public boolean releaseIfAbandoned(long recordId) {
         return QuarkusTransaction.joiningExisting().call(() ->
-                records.releaseIfAbandoned(recordId, STARTED, Timestamps.now()));
+                records.release(recordId, STARTED, Timestamps.now()));
     }
 
     /** Until when a record claimed at {@code now} is kept once it is finished. */
@@ -507,17 +505,17 @@ public class IdempotencyService {
         return records.findByScope(request.userId(), request.operation(), request.key().value());
     }
 
-    private Attempt answerFromRecord(IdempotentRequest<?> request, Instant now) {
-        return answerFrom(findRecord(request), request, now);
+    private Attempt readAndAnswer(IdempotentRequest<?> request, Instant now) {
+        return answerFromScope(findRecord(request), request, now);
     }
 
     /** The answer of the scope's record, as read; a record deleted before it could be read means: try again. */
-    private Attempt answerFrom(Optional<IdempotencyRecord> record, IdempotentRequest<?> request, Instant now) {
-        return record.<Attempt>map(r -> new Answered(answerFrom(r, request, now))).orElse(RECORD_VANISHED);
+    private Attempt answerFromScope(Optional<IdempotencyRecord> record, IdempotentRequest<?> request, Instant now) {
+        return record.<Attempt>map(r -> new Answered(answerFromRecord(r, request, now))).orElse(RECORD_VANISHED);
     }
 
     /** Answers a request from its scope's existing record. */
-    private Answer answerFrom(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
+    private Answer answerFromRecord(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
         if (!record.fingerprint().equals(request.fingerprint())) {
             return conflict(record, request, now);
         }
@@ -541,7 +539,7 @@ public class IdempotencyService {
     }
 
     private Answer conflict(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
-        records.insertConflict(record.id(), request, record.fingerprint(), now);
+        records.recordConflict(record.id(), request, record.fingerprint(), now);
         LOG.infof("idempotency key reused with another payload: operation=%s record=%d",
                 request.operation(), record.id());
         return new Answer(refusal(Outcome.CONFLICT, Problem.of(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key reused",
@@ -551,13 +549,13 @@ public class IdempotencyService {
 
     /** Stores a deterministic refusal as the operation's result, unless a concurrent request finished it first. */
     private Attempt storeRefusal(IdempotentRequest<?> request, Problem problem) {
-        StoredResponse refusal = problemResponse(problem, Map.of());
+        StoredResponse refusal = responses.problem(problem, Map.of());
         return QuarkusTransaction.requiringNew().call(() -> {
             Instant now = Timestamps.now();
             if (!(records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
                     expiryOf(request, now), ClaimWrites.NONE, Optional.empty())
-                    instanceof IdempotencyRecords.Inserted inserted)) {
-                return answerFromRecord(request, now);
+                    instanceof IdempotencyStore.Inserted inserted)) {
+                return readAndAnswer(request, now);
             }
             return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
                     RequestLog.Outcome.REFUSED));
@@ -571,13 +569,13 @@ public class IdempotencyService {
      * @return the operation and the checkpoint to go on from, or empty when the lease is live, the record finished,
      * or another won
      */
-    private Optional<IdempotencyRecords.TakenOver> takeOver(long recordId) {
+    private Optional<IdempotencyStore.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
         return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, leaseFrom(now)));
     }
 
     /**
-     * The one way to finish a record whose process died or gave up its lease, for lease recovery, reconciliation and
+     * The one way to finish a record whose process died or gave up its lease, for lease recovery and
      * the console's admin actions: a record abandoned at {@link #STARTED} is released; any other is taken over and
      * its operation's registered {@link ResumableOperation} goes on from its checkpoint, phase after phase, until one
      * finishes or pauses it.
@@ -588,7 +586,7 @@ public class IdempotencyService {
         if (QuarkusTransaction.requiringNew().call(() -> releaseIfAbandoned(recordId))) {
             return new Resumption.Released();
         }
-        Optional<IdempotencyRecords.TakenOver> taken = QuarkusTransaction.requiringNew().call(() -> takeOver(recordId));
+        Optional<IdempotencyStore.TakenOver> taken = QuarkusTransaction.requiringNew().call(() -> takeOver(recordId));
         if (taken.isEmpty()) {
             return new Resumption.NotTaken();
         }
@@ -601,11 +599,11 @@ public class IdempotencyService {
                     operation, from.recoveryPoint(), operation);
             return new Resumption.NoResume(operation, from.recoveryPoint());
         }
-        Step step = goOn(recordId, lease, operation, from, resumable.get(), cause);
-        if (step instanceof Finished done) {
+        Step step = runPhases(recordId, lease, operation, from, resumable.get(), cause);
+        if (step instanceof RecordFinished done) {
             return new Resumption.Finished(from, done.response().stored());
         }
-        if (step instanceof Paused paused) {
+        if (step instanceof LeaseGivenUp paused) {
             return new Resumption.Paused(from, paused.checkpoint());
         }
         if (step instanceof Overtaken) {
@@ -614,27 +612,36 @@ public class IdempotencyService {
         return new Resumption.Paused(from, ((Unchanged) step).checkpoint());
     }
 
+    /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */
+    public static String recordsTable() {
+        return "idempotency_records";
+    }
+
+    /**
+     * The ids of PROCESSING records whose lease has expired and whose operation asked no longer wait, oldest lease
+     * first, for lease recovery to {@link #resume}.
+     */
+    public List<Long> expiredLeases(int limit) {
+        return QuarkusTransaction.requiringNew().call(() -> records.expiredLeases(Timestamps.now(), limit));
+    }
+
+    /**
+     * Deletes, in a transaction of its own, at most {@code limit} finished records that expired before {@code cutoff},
+     * keeping every record an operation's {@link RecordKeeper} still needs.
+     *
+     * @return the number deleted
+     */
+    public int expireFinished(Instant cutoff, int limit) {
+        List<RecordKeeper> declared = keepers.stream().toList();
+        return QuarkusTransaction.requiringNew().call(() -> records.expire(cutoff, limit, declared));
+    }
+
     private Optional<ResumableOperation> resumableOf(String operation) {
         return resumables.stream().filter(r -> r.name().equals(operation)).findFirst();
     }
 
     private IdempotentResponse refusal(Outcome outcome, Problem problem, Map<String, String> headers) {
-        return new IdempotentResponse(outcome, problemResponse(problem, headers));
-    }
-
-    /** A problem as a storable response: the bytes written now are the bytes every replay returns. */
-    public StoredResponse problemResponse(Problem problem, Map<String, String> extraHeaders) {
-        Map<String, String> headers = new HashMap<>(extraHeaders);
-        headers.put(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
-        return new StoredResponse(problem.status(), headers, toBytes(problem), null, null);
-    }
-
-    /** A JSON body as a storable response. */
-    public StoredResponse jsonResponse(int status, Object body, Map<String, String> extraHeaders,
-                                       String resourceType, String resourceId) {
-        Map<String, String> headers = new HashMap<>(extraHeaders);
-        headers.put(HttpHeaders.CONTENT_TYPE, "application/json");
-        return new StoredResponse(status, headers, toBytes(body), resourceType, resourceId);
+        return new IdempotentResponse(outcome, responses.problem(problem, headers));
     }
 
     private Duration retentionOf(String operation) {
@@ -657,14 +664,6 @@ public class IdempotencyService {
             }
             return byOutcome;
         });
-    }
-
-    private byte[] toBytes(Object body) {
-        try {
-            return json.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("response body not serializable", e);
-        }
     }
 
     private String toJson(JsonNode body) {

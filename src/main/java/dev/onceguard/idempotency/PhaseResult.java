@@ -56,7 +56,7 @@ public sealed interface PhaseResult {
     }
 
     /** A recovery point from which the same caller goes on at once. */
-    static PhaseResult goOn(Checkpoint checkpoint) {
+    static PhaseResult continueAt(Checkpoint checkpoint) {
         return new RecoveryPoint(checkpoint, Lease.KEEP, null, Duration.ZERO);
     }
 

@@ -54,13 +54,13 @@ public class RequestLog {
     private final WriteBehind<Entry> batches;
 
     /** @param workers Quarkus's worker pool, carrying none of the appending request's contexts over to the flush */
-    public RequestLog(IdempotencyRecords records, IdempotencyConfig config,
+    public RequestLog(RequestLogWrites rows, IdempotencyConfig config,
                       @ManagedExecutorConfig(propagated = {}, cleared = ThreadContext.ALL_REMAINING)
                       ManagedExecutor workers) {
         // off where flush-every is: the test profile flushes by itself, so that what a test reads is what it wrote
         this.batches = new WriteBehind<>("request log", workers, config.requestLog().batchRows(),
                 !"off".equals(config.requestLog().flushEvery()),
-                batch -> records.appendRequestLog(batch, replaysOf(batch), boundedOf(batch),
+                batch -> rows.append(batch, replaysOf(batch), boundedOf(batch),
                         config.requestLog().keptPerEnd()));
     }
 

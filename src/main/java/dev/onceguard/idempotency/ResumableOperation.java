@@ -5,7 +5,7 @@ import dev.onceguard.platform.Cause;
 /**
  * An operation's one way on from a recovery point, registered by the operation itself (a bean of this type). The
  * engine calls it whenever the record's holder goes on: the request that has just run the first phase, a retry that
- * took over an expired lease, lease recovery, reconciliation and the console's admin actions alike.
+ * took over an expired lease, lease recovery and the console's admin actions alike.
  */
 public interface ResumableOperation {
 

@@ -2,19 +2,16 @@ package dev.onceguard.maintenance;
 
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.Draining;
-import dev.onceguard.idempotency.IdempotencyRecords;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.platform.Cause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -26,6 +23,11 @@ import java.util.Map;
  * whether its operation finished or paused again at a recovery point. Each record is resumed on its own: one whose
  * resumption throws is logged, counted as {@code failed} in the run's counts and left for the next run, and the
  * others are still recovered.
+ *
+ * <p>This is the one job that resumes payments and refunds whose outcome is unknown (UNKNOWN once its wait before the
+ * next question to the provider is over; CREATED, or a PENDING refund without a provider answer, whose process died):
+ * their records are PROCESSING with an expired lease like any other. Reconciliation only looks up the quiet PENDING
+ * ones the provider already has.
  */
 @ApplicationScoped
 @Startup
@@ -33,7 +35,6 @@ public class LeaseRecovery {
 
     private static final Logger LOG = Logger.getLogger(LeaseRecovery.class);
 
-    private final IdempotencyRecords records;
     private final IdempotencyService idempotency;
     private final Jobs jobs;
     private final RetentionConfig config;
@@ -41,10 +42,9 @@ public class LeaseRecovery {
     private final Counter reconciled;
     private final Draining draining;
 
-    public LeaseRecovery(IdempotencyRecords records, IdempotencyService idempotency, Jobs jobs,
+    public LeaseRecovery(IdempotencyService idempotency, Jobs jobs,
                          RetentionConfig config, MeterRegistry registry, Draining draining) {
         this.draining = draining;
-        this.records = records;
         this.idempotency = idempotency;
         this.jobs = jobs;
         this.config = config;
@@ -73,16 +73,15 @@ public class LeaseRecovery {
         long releasedNow = 0;
         long reconciledNow = 0;
         long failedNow = 0;
-        for (IdempotencyRecords.ExpiredLease lease : QuarkusTransaction.requiringNew().call(() ->
-                records.expiredLeases(Instant.now(), config.recoveryBatchSize()))) {
+        for (long recordId : idempotency.expiredLeases(config.recoveryBatchSize())) {
             if (draining.inProgress()) {
                 break;
             }
             Resumption resumption;
             try {
-                resumption = idempotency.resume(lease.recordId(), cause);
+                resumption = idempotency.resume(recordId, cause);
             } catch (RuntimeException e) {
-                LOG.errorf(e, "lease recovery could not resume operation %d", lease.recordId());
+                LOG.errorf(e, "lease recovery could not resume operation %d", recordId);
                 failedNow++;
                 continue;
             }

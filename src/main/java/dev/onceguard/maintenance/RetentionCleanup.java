@@ -2,13 +2,14 @@ package dev.onceguard.maintenance;
 
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.idempotency.IdempotencyConfig;
+import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.platform.SqlRows;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +21,8 @@ import java.util.Map;
  * Deletes what has outlived its retention, in batches of one short transaction each and within a time budget per
  * run. Every batch picks its rows with {@code FOR UPDATE SKIP LOCKED}, so replicas running at the same moment
  * share the work instead of waiting on each other. Unfinished work is never selected: PROCESSING records, records
- * whose payment is not final, undelivered or dead outbox events, inbox events whose processing failed (or is under
+ * an operation still keeps (the engine decides which: {@link IdempotencyService#expireFinished}), undelivered or dead
+ * outbox events, inbox events whose processing failed (or is under
  * way). Inbox events parked as PENDING_MATCH go only after their own, longer retention.
  */
 @ApplicationScoped
@@ -28,57 +30,60 @@ import java.util.Map;
 public class RetentionCleanup {
 
     /**
-     * One kind of row's cleanup: a DELETE of at most {@code :batch} rows older than {@code :cutoff}. A table may have
-     * several (the inbox: decided events, parked events); its count is their sum.
+     * One kind of row's cleanup: deletes at most {@code batch} rows older than {@code cutoff}, returning how many. A
+     * table may have several (the inbox: decided events, parked events); its count is their sum.
      */
-    record Sweep(String table, Duration retention, String delete) {
+    record Sweep(String table, Duration retention, BatchDelete delete) {
     }
 
-    private final EntityManager em;
+    @FunctionalInterface
+    interface BatchDelete {
+        int run(Instant cutoff, int batch);
+    }
+
+    private final SqlRows sql;
     private final Jobs jobs;
     private final RetentionConfig config;
     private final List<Sweep> sweeps;
     private final Map<String, Counter> deleted = new LinkedHashMap<>();
 
-    public RetentionCleanup(EntityManager em, Jobs jobs, RetentionConfig config, IdempotencyConfig idempotency,
-                            MeterRegistry registry) {
-        this.em = em;
+    public RetentionCleanup(SqlRows sql, Jobs jobs, RetentionConfig config, IdempotencyService engine,
+                            IdempotencyConfig idempotency, MeterRegistry registry) {
+        this.sql = sql;
         this.jobs = jobs;
         this.config = config;
         this.sweeps = List.of(
-                new Sweep("idempotency_records", Duration.ZERO, """
-                        DELETE FROM idempotency_records WHERE id IN (
-                            SELECT r.id FROM idempotency_records r
-                             WHERE r.status <> 'PROCESSING' AND r.expires_at < :cutoff
-                               AND NOT EXISTS (SELECT 1 FROM payments p
-                                                WHERE r.resource_type = 'payment' AND p.payment_id = r.resource_id
-                                                  AND p.status IN ('CREATED', 'PENDING', 'UNKNOWN'))
-                             ORDER BY r.expires_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
-                new Sweep("idempotency_conflicts", idempotency.retention(), """
+                new Sweep(IdempotencyService.recordsTable(), Duration.ZERO, engine::expireFinished),
+                new Sweep("idempotency_conflicts", idempotency.retention(), sqlDelete("""
                         DELETE FROM idempotency_conflicts WHERE id IN (
-                            SELECT id FROM idempotency_conflicts WHERE created_at < :cutoff
-                             ORDER BY created_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
-                new Sweep("webhook_inbox", config.inbox(), """
+                            SELECT id FROM idempotency_conflicts WHERE created_at < ?
+                             ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)""")),
+                new Sweep("webhook_inbox", config.inbox(), sqlDelete("""
                         DELETE FROM webhook_inbox WHERE id IN (
                             SELECT id FROM webhook_inbox
-                             WHERE status IN ('PROCESSED', 'IGNORED', 'REJECTED') AND processed_at < :cutoff
-                             ORDER BY processed_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
-                new Sweep("webhook_inbox", config.inboxPendingMatch(), """
+                             WHERE status IN ('PROCESSED', 'IGNORED', 'REJECTED') AND processed_at < ?
+                             ORDER BY processed_at LIMIT ? FOR UPDATE SKIP LOCKED)""")),
+                new Sweep("webhook_inbox", config.inboxPendingMatch(), sqlDelete("""
                         DELETE FROM webhook_inbox WHERE id IN (
-                            SELECT id FROM webhook_inbox WHERE status = 'PENDING_MATCH' AND received_at < :cutoff
-                             ORDER BY received_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
-                new Sweep("outbox_events", config.outbox(), """
+                            SELECT id FROM webhook_inbox WHERE status = 'PENDING_MATCH' AND received_at < ?
+                             ORDER BY received_at LIMIT ? FOR UPDATE SKIP LOCKED)""")),
+                new Sweep("outbox_events", config.outbox(), sqlDelete("""
                         DELETE FROM outbox_events WHERE id IN (
-                            SELECT id FROM outbox_events WHERE status = 'DONE' AND processed_at < :cutoff
-                             ORDER BY processed_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""),
-                new Sweep("job_runs", config.jobRuns(), """
+                            SELECT id FROM outbox_events WHERE status = 'DONE' AND processed_at < ?
+                             ORDER BY processed_at LIMIT ? FOR UPDATE SKIP LOCKED)""")),
+                new Sweep("job_runs", config.jobRuns(), sqlDelete("""
                         DELETE FROM job_runs WHERE id IN (
-                            SELECT id FROM job_runs WHERE started_at < :cutoff
-                             ORDER BY started_at LIMIT :batch FOR UPDATE SKIP LOCKED)"""));
+                            SELECT id FROM job_runs WHERE started_at < ?
+                             ORDER BY started_at LIMIT ? FOR UPDATE SKIP LOCKED)""")));
         for (Sweep sweep : sweeps) {
             deleted.computeIfAbsent(sweep.table(), table -> Counter.builder("onceguard.retention.deleted")
                     .description("Rows deleted by retention cleanup").tag("table", table).register(registry));
         }
+    }
+
+    /** A sweep of one DELETE, its first parameter the cutoff and its second the batch, in a transaction of its own. */
+    private BatchDelete sqlDelete(String delete) {
+        return (cutoff, batch) -> QuarkusTransaction.requiringNew().call(() -> sql.update(delete, cutoff, batch));
     }
 
     @Scheduled(identity = Jobs.RETENTION_CLEANUP, every = "${onceguard.jobs.retention-cleanup.every}",
@@ -102,10 +107,7 @@ public class RetentionCleanup {
             long total = 0;
             int batch;
             do {
-                batch = QuarkusTransaction.requiringNew().call(() -> em.createNativeQuery(sweep.delete())
-                        .setParameter("cutoff", cutoff)
-                        .setParameter("batch", config.batchSize())
-                        .executeUpdate());
+                batch = sweep.delete().run(cutoff, config.batchSize());
                 total += batch;
                 deleted.get(sweep.table()).increment(batch);
             } while (batch == config.batchSize() && Instant.now().isBefore(deadline));

@@ -1,5 +1,6 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.idempotency.RecordKeeper;
 import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -16,7 +17,7 @@ import java.util.Optional;
  * loaded, and each read returns the row as the database has it at that moment.
  */
 @ApplicationScoped
-public class PaymentRows {
+public class PaymentRows implements RecordKeeper {
 
     private static final String COLUMNS = """
             payment_id, order_id, user_id, status, amount, currency, provider, provider_idempotency_key,
@@ -99,25 +100,15 @@ public class PaymentRows {
                 quietSince, limit);
     }
 
-    /**
-     * The idempotency records of attempts whose outcome onceguard does not know, oldest change first: UNKNOWN ones
-     * whose wait before the next question to the provider ({@link PaymentsConfig#unknownRecheckWait}) has passed,
-     * and CREATED ones whose record's lease has expired (the process died before it stored the provider's answer).
-     */
-    List<Long> operationsOfUnknownOutcomes(Instant now, int limit) {
-        return sql.list("""
-                        SELECT p.idempotency_record_id FROM payments p
-                         WHERE p.idempotency_record_id IS NOT NULL
-                           AND ((p.status = 'UNKNOWN' AND NOT EXISTS (
-                                    SELECT 1 FROM idempotency_records r
-                                     WHERE r.id = p.idempotency_record_id AND r.recover_after > ?))
-                                OR (p.status = 'CREATED' AND EXISTS (
-                                    SELECT 1 FROM idempotency_records r
-                                     WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING'
-                                       AND r.lease_expires_at <= ?)))
-                         ORDER BY p.updated_at
-                         LIMIT ?""",
-                row -> row.getLong(1), now, now, limit);
+    /** A payment's record is kept past its expiry while the payment is not final. */
+    @Override
+    public String resourceType() {
+        return PaymentService.RESOURCE_TYPE;
+    }
+
+    @Override
+    public String unfinishedResources() {
+        return "SELECT payment_id FROM payments WHERE status IN ('CREATED', 'PENDING', 'UNKNOWN')";
     }
 
     private Optional<Payment> first(String condition, Object... parameters) {

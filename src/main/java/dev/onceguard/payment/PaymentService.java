@@ -6,6 +6,7 @@ import dev.onceguard.idempotency.AtomicPhase;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.StoredResponses;
 import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.PhaseResult;
@@ -71,6 +72,7 @@ public class PaymentService implements ResumableOperation {
     private static final Logger LOG = Logger.getLogger(PaymentService.class);
 
     private final IdempotencyService idempotency;
+    private final StoredResponses responses;
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentRows rows;
@@ -78,11 +80,13 @@ public class PaymentService implements ResumableOperation {
     private final OrderRows orders;
     private final PaymentsConfig config;
 
-    public PaymentService(IdempotencyService idempotency, PaymentProviders providers, PaymentOutcomes outcomes,
-                          PaymentRows rows, Ids ids, OrderRows orders, PaymentsConfig config) {
+    public PaymentService(IdempotencyService idempotency, StoredResponses responses, PaymentProviders providers,
+                          PaymentOutcomes outcomes, PaymentRows rows, Ids ids, OrderRows orders,
+                          PaymentsConfig config) {
         this.orders = orders;
         this.config = config;
         this.idempotency = idempotency;
+        this.responses = responses;
         this.providers = providers;
         this.outcomes = outcomes;
         this.rows = rows;
@@ -126,7 +130,7 @@ public class PaymentService implements ResumableOperation {
                     "Another payment attempt of order " + orderId + " is still pending or unknown; "
                             + "a new attempt is possible only after it failed or was canceled."));
         }
-        return PhaseResult.goOn(new Checkpoint(PAYMENT_CREATED, RESOURCE_TYPE, paymentId));
+        return PhaseResult.continueAt(new Checkpoint(PAYMENT_CREATED, RESOURCE_TYPE, paymentId));
     }
 
     /**
@@ -241,11 +245,11 @@ public class PaymentService implements ResumableOperation {
         String location = "/api/payments/" + paymentId;
         return switch (current.status()) {
             case UNKNOWN -> PhaseResult.pause(new Checkpoint(OUTCOME_UNKNOWN, RESOURCE_TYPE, paymentId),
-                    idempotency.jsonResponse(202, PaymentView.of(current), Map.of("Location", location,
+                    responses.json(202, PaymentView.of(current), Map.of("Location", location,
                             "Retry-After", String.valueOf(RETRY_UNKNOWN_AFTER_SECONDS)), RESOURCE_TYPE, paymentId),
                     config.unknownRecheckWait(current.createdAt(), Timestamps.now()));
             case REQUIRES_ACTION -> PhaseResult.pause(new Checkpoint(REQUIRES_ACTION, RESOURCE_TYPE, paymentId),
-                    idempotency.jsonResponse(202, customerAction == null ? PaymentView.of(current)
+                    responses.json(202, customerAction == null ? PaymentView.of(current)
                                     : PaymentView.waitingForCustomer(current, customerAction),
                             Map.of("Location", location), RESOURCE_TYPE, paymentId),
                     config.customerActionWait());
@@ -277,7 +281,7 @@ public class PaymentService implements ResumableOperation {
     }
 
     private StoredResponse finalResponse(Payment current) {
-        return idempotency.jsonResponse(201, PaymentView.of(current),
+        return responses.json(201, PaymentView.of(current),
                 Map.of("Location", "/api/payments/" + current.paymentId()), RESOURCE_TYPE, current.paymentId());
     }
 }

@@ -1,8 +1,6 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.platform.Draining;
-import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
@@ -21,13 +19,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Resolves payment attempts whose outcome onceguard does not know, by asking the provider, never by a blind
- * new call: an UNKNOWN attempt's operation, or a CREATED one whose process died before it stored the provider's
- * answer (its lease ran out), is handed to the engine's resume entry point, which takes it over and has the payment go
- * on from its recovery point with the same provider key: a final answer finishes the idempotency record, so the
- * client's retry replays it; an answer still unknown pauses it again at {@code outcome_unknown} (counted as
- * {@code stillUnknown}, among {@code resumed}). A PENDING attempt that has been quiet for a while is looked up by its
- * provider payment id. Refunds are reconciled the same way in the same run ({@link RefundReconciliation}).
+ * Resolves PENDING payment attempts the provider has but whose webhook has not come: one that has been quiet for a
+ * while is looked up by its provider payment id. Refunds are reconciled the same way in the same run
+ * ({@link RefundReconciliation}). Attempts whose outcome onceguard does not know at all (UNKNOWN, or CREATED with a
+ * process that died) are lease recovery's: their records are PROCESSING with an expired lease, and lease recovery
+ * resumes them through the engine with the same provider key.
  */
 @ApplicationScoped
 public class Reconciliation {
@@ -35,19 +31,14 @@ public class Reconciliation {
     private static final Logger LOG = Logger.getLogger(Reconciliation.class);
     static final int BATCH = 100;
 
-    /** @param failed operations whose resumption threw; each is logged and left for the next run */
-    public record Result(int resumed, int stillUnknown, int failed, int pendingChecked, int pendingResolved,
-                         RefundReconciliation.Result refunds) {
+    public record Result(int pendingChecked, int pendingResolved, RefundReconciliation.Result refunds) {
 
         public Map<String, Long> counts() {
-            return Map.of("resumed", (long) resumed, "stillUnknown", (long) stillUnknown, "failed", (long) failed,
-                    "pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved,
-                    "refundsResumed", (long) refunds.resumed(), "refundsStillUnknown", (long) refunds.stillUnknown(),
-                    "refundsFailed", (long) refunds.failed(), "refundsPendingResolved", (long) refunds.pendingResolved());
+            return Map.of("pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved,
+                    "refundsPendingResolved", (long) refunds.pendingResolved());
         }
     }
 
-    private final IdempotencyService idempotency;
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
@@ -56,12 +47,11 @@ public class Reconciliation {
     private final Draining draining;
     private final RefundReconciliation refunds;
 
-    public Reconciliation(IdempotencyService idempotency, PaymentProviders providers,
+    public Reconciliation(PaymentProviders providers,
                           PaymentOutcomes outcomes, PaymentsConfig config, PaymentRows rows, Jobs jobs,
                           Draining draining, RefundReconciliation refunds) {
         this.draining = draining;
         this.refunds = refunds;
-        this.idempotency = idempotency;
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
@@ -82,31 +72,6 @@ public class Reconciliation {
 
     /** @param cause the run, named on every state change it makes; a replica shutting down takes over no more */
     public Result reconcile(Cause cause) {
-        int resumed = 0;
-        int stillUnknown = 0;
-        int failed = 0;
-        List<Long> unknown = QuarkusTransaction.requiringNew().call(() ->
-                rows.operationsOfUnknownOutcomes(Timestamps.now(), BATCH));
-        for (Long recordId : unknown) {
-            if (draining.inProgress()) {
-                break;
-            }
-            Resumption resumption;
-            try {
-                resumption = idempotency.resume(recordId, cause);
-            } catch (RuntimeException e) {
-                // one payment the provider refuses must not keep the others unresolved
-                LOG.errorf(e, "reconciliation could not resume operation %d", recordId);
-                failed++;
-                continue;
-            }
-            if (resumption instanceof Resumption.Finished) {
-                resumed++;
-            } else if (resumption instanceof Resumption.Paused) {
-                resumed++;
-                stillUnknown++;
-            }
-        }
         int checked = 0;
         int resolved = 0;
         for (Payment payment : quietPendingPayments()) {
@@ -118,7 +83,7 @@ public class Reconciliation {
                 resolved++;
             }
         }
-        return new Result(resumed, stillUnknown, failed, checked, resolved, refunds.reconcile(cause));
+        return new Result(checked, resolved, refunds.reconcile(cause));
     }
 
     private List<Payment> quietPendingPayments() {

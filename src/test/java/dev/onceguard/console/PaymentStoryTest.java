@@ -4,7 +4,7 @@ import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.Database;
 import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.RequestLog;
-import dev.onceguard.payment.Reconciliation;
+import dev.onceguard.maintenance.LeaseRecovery;
 import dev.onceguard.platform.StandardWebhooksSignature;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -49,7 +49,7 @@ class PaymentStoryTest {
     ConsoleReads sql;
 
     @Inject
-    Reconciliation reconciliation;
+    LeaseRecovery leaseRecovery;
 
     @Inject
     RequestLog requestLog;
@@ -153,7 +153,7 @@ class PaymentStoryTest {
     }
 
     @Test
-    void aCrashBetweenThePhasesIsSettledByReconciliationAndThePageSaysTheClientGotNoAnswer() {
+    void aCrashBetweenThePhasesIsFinishedByLeaseRecoveryAndThePageSaysTheClientGotNoAnswer() {
         String orderId = newOrder();
         String paymentId = "pay_" + UUID.randomUUID();
         // phase (a) committed, then the process died before it called the provider: no answer was ever sent
@@ -166,22 +166,22 @@ class PaymentStoryTest {
         long recordId = MachinerySeeds.processing(db, user, "create-payment", UUID.randomUUID().toString(),
                 "payment_created", paymentId, true);
 
-        reconciliation.runNow();
+        leaseRecovery.runNow();
 
-        long runId = Database.count(db, "SELECT max(id) FROM job_runs WHERE job = 'reconciliation'");
-        assertThat(causes(paymentId)).containsExactly("CREATED>SUCCEEDED reconciliation " + runId);
+        long runId = Database.count(db, "SELECT max(id) FROM job_runs WHERE job = 'lease-recovery'");
+        assertThat(causes(paymentId)).containsExactly("CREATED>SUCCEEDED lease_recovery " + runId);
         assertThat(text("SELECT status || ' ' || response_status FROM idempotency_records WHERE id = ?", recordId))
                 .isEqualTo("COMPLETED 201");
         assertThat(sandboxChargesOf(orderId)).isEqualTo(1);
 
         String html = page("/console/operations/" + recordId, 200);
-        assertThat(verdict(html)).containsPattern("The process died before answering; reconciliation "
+        assertThat(verdict(html)).containsPattern("The process died before answering; lease recovery "
                 + "\\(run " + runId + "\\) finished it \\d+ (s|min) later with the provider’s own answer: one charge.");
         assertThat(html).contains("class=\"verdict warn\"")
                 .contains("Request req-seed: no answer recorded")
                 .contains("id=\"lost-request\"")
-                .contains("reconciliation, run " + runId)
-                .contains("href=\"/console/jobs?job=reconciliation\"");
+                .contains("lease recovery, run " + runId)
+                .contains("href=\"/console/jobs?job=lease-recovery\"");
     }
 
     @Test

@@ -53,7 +53,7 @@ class AtomicPhasesTest {
         long recordId = expiredRecordAt("first");
         Checkpoint second = new Checkpoint("second", "thing", "t-1");
         Checkpoint third = new Checkpoint("third", "thing", "t-1");
-        operation.script(List.of(() -> () -> PhaseResult.goOn(second), () -> () -> PhaseResult.pause(third, ACCEPTED)));
+        operation.script(List.of(() -> () -> PhaseResult.continueAt(second), () -> () -> PhaseResult.pause(third, ACCEPTED)));
 
         Resumption resumption = idempotency.resume(recordId, Cause.leaseRecovery(0));
 

@@ -13,7 +13,7 @@ import static dev.onceguard.Database.count;
 import static dev.onceguard.Database.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The engine's one resume entry point, as lease recovery, reconciliation and admin actions use it. */
+/** The engine's one resume entry point, as lease recovery and admin actions use it. */
 @QuarkusTest
 class EngineResumeTest {
 

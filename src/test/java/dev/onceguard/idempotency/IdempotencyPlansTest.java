@@ -37,7 +37,7 @@ class IdempotencyPlansTest {
     AgroalDataSource db;
 
     @Inject
-    IdempotencyRecords records;
+    PostgresIdempotencyStore records;
 
     @Test
     void theHotStatementsReadTheSameBlocksOnAnEmptyTableAndWithOneUsersHundredThousandRecords() {
@@ -124,11 +124,11 @@ class IdempotencyPlansTest {
         IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
                 new IdempotencyKey(key), "f".repeat(64), new RequestIds("req-" + key, null), () -> null, () -> "{}");
         Instant now = Instant.now();
-        IdempotencyRecords.ClaimOutcome claim = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
+        IdempotencyStore.ClaimOutcome claim = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
                 new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
                 now, now, now.plusSeconds(3600), ClaimWrites.NONE,
                 Optional.of(new ClaimPrecondition("true", List.of(), () -> { })));
-        return ((IdempotencyRecords.Inserted) claim).recordId();
+        return ((IdempotencyStore.Inserted) claim).recordId();
     }
 
     /** Blocks of idempotency_records and its indexes read (from cache or disk) by one transaction; fewest of three. */

@@ -44,7 +44,7 @@ class RequestLogTest {
     RequestLog requestLog;
 
     @Inject
-    IdempotencyRecords records;
+    RequestLogWrites records;
 
     private static Response order(String user, String key, String requestId, String body) {
         return given().header("Authorization", TestTokens.bearer(user)).header("Idempotency-Key", key)
@@ -221,7 +221,7 @@ class RequestLogTest {
             List<RequestLog.Replays> replays = batch.get(0).outcome() == RequestLog.Outcome.REPLAYED
                     ? List.of(new RequestLog.Replays(recordId, batch.size(), batch.get(batch.size() - 1).receivedAt()))
                     : List.of();
-            inTransaction(() -> records.appendRequestLog(batch, replays,
+            inTransaction(() -> records.append(batch, replays,
                     List.of(new RequestLog.Bounded(recordId, batch.size())), 50));
         }
 

@@ -1,6 +1,7 @@
 package dev.onceguard.payment;
 
 import dev.onceguard.TestTokens;
+import dev.onceguard.maintenance.LeaseRecovery;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -29,7 +30,7 @@ class PaymentFlowTest {
     AgroalDataSource db;
 
     @Inject
-    Reconciliation reconciliation;
+    LeaseRecovery leaseRecovery;
 
     private final String user = TestTokens.newUser();
 
@@ -157,12 +158,12 @@ class PaymentFlowTest {
     }
 
     @Test
-    void scenario8_reconciliationResolvesAnUnknownOutcomeAndTheClientRetryReplaysIt() {
+    void scenario8_leaseRecoveryResolvesAnUnknownOutcomeAndTheClientRetryReplaysIt() {
         String orderId = newOrder();
         String key = UUID.randomUUID().toString();
 
         Response unknown = pay(orderId, key, "tok_error_after_commit");
-        reconciliation.runNow();
+        leaseRecovery.runNow();
         Response retry = pay(orderId, key, "tok_error_after_commit");
 
         assertThat(unknown.statusCode()).isEqualTo(202);

@@ -1,7 +1,5 @@
 package dev.onceguard.payment.refund;
 
-import dev.onceguard.idempotency.IdempotencyService;
-import dev.onceguard.idempotency.Resumption;
 import dev.onceguard.payment.Payment;
 import dev.onceguard.payment.PaymentProviders;
 import dev.onceguard.payment.PaymentRows;
@@ -20,23 +18,20 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reconciliation's part for refunds, run by each reconciliation run: a refund whose outcome onceguard does not know
- * (UNKNOWN, or PENDING without a provider answer whose process died) has its operation resumed through the engine,
- * which looks the refund up at the provider by its id and calls again with the same key only when the provider has
- * none; a PENDING refund the provider is still working on is looked up once it has been quiet for
- * {@code onceguard.payments.pending-check-after}.
+ * Reconciliation's part for refunds, run by each reconciliation run: a PENDING refund the provider is still working on
+ * is looked up once it has been quiet for {@code onceguard.payments.pending-check-after}. A refund whose outcome
+ * onceguard does not know (UNKNOWN, or PENDING without a provider answer whose process died) is lease recovery's, as
+ * an unknown payment is.
  */
 @ApplicationScoped
 public class RefundReconciliation {
 
-    /** @param resumed operations taken over and resumed; @param failed resumptions that threw, left for the next run */
-    public record Result(int resumed, int stillUnknown, int failed, int pendingResolved) {
+    public record Result(int pendingResolved) {
     }
 
     static final int BATCH = 100;
     private static final Logger LOG = Logger.getLogger(RefundReconciliation.class);
 
-    private final IdempotencyService idempotency;
     private final RefundRows rows;
     private final RefundOutcomes outcomes;
     private final RefundService refunds;
@@ -45,10 +40,9 @@ public class RefundReconciliation {
     private final PaymentsConfig config;
     private final Draining draining;
 
-    public RefundReconciliation(IdempotencyService idempotency, RefundRows rows, RefundOutcomes outcomes,
+    public RefundReconciliation(RefundRows rows, RefundOutcomes outcomes,
                                 RefundService refunds, PaymentRows payments, PaymentProviders providers,
                                 PaymentsConfig config, Draining draining) {
-        this.idempotency = idempotency;
         this.rows = rows;
         this.outcomes = outcomes;
         this.refunds = refunds;
@@ -59,28 +53,6 @@ public class RefundReconciliation {
     }
 
     public Result reconcile(Cause cause) {
-        int resumed = 0;
-        int stillUnknown = 0;
-        int failed = 0;
-        List<Long> unknown = QuarkusTransaction.requiringNew().call(() ->
-                rows.operationsOfUnknownOutcomes(Timestamps.now(), BATCH));
-        for (Long recordId : unknown) {
-            if (draining.inProgress()) {
-                break;
-            }
-            try {
-                Resumption resumption = idempotency.resume(recordId, cause);
-                if (resumption instanceof Resumption.Finished) {
-                    resumed++;
-                } else if (resumption instanceof Resumption.Paused) {
-                    resumed++;
-                    stillUnknown++;
-                }
-            } catch (RuntimeException e) {
-                LOG.errorf(e, "reconciliation could not resume refund operation %d", recordId);
-                failed++;
-            }
-        }
         int resolved = 0;
         List<Refund> quiet = QuarkusTransaction.requiringNew().call(() ->
                 rows.quietPending(Timestamps.now().minus(config.pendingCheckAfter()), BATCH));
@@ -92,7 +64,7 @@ public class RefundReconciliation {
                 resolved++;
             }
         }
-        return new Result(resumed, stillUnknown, failed, resolved);
+        return new Result(resolved);
     }
 
     private boolean checkPending(Refund refund, Cause cause) {

@@ -116,28 +116,6 @@ public class RefundRows {
         return list("order_id = ? ORDER BY created_at, refund_id", orderId);
     }
 
-    /**
-     * The idempotency records of refunds whose outcome onceguard does not know, oldest change first: UNKNOWN ones
-     * whose wait before the next question to the provider has passed (the payments' {@code unknownRecheckWait}), and
-     * PENDING ones without a provider refund id whose record's lease has expired (the process died between the
-     * reservation and the provider's answer).
-     */
-    List<Long> operationsOfUnknownOutcomes(Instant now, int limit) {
-        return sql.list("""
-                        SELECT f.idempotency_record_id FROM refunds f
-                         WHERE f.idempotency_record_id IS NOT NULL
-                           AND ((f.status = 'UNKNOWN' AND NOT EXISTS (
-                                    SELECT 1 FROM idempotency_records r
-                                     WHERE r.id = f.idempotency_record_id AND r.recover_after > ?))
-                                OR (f.status = 'PENDING' AND f.provider_refund_id IS NULL AND EXISTS (
-                                    SELECT 1 FROM idempotency_records r
-                                     WHERE r.id = f.idempotency_record_id AND r.status = 'PROCESSING'
-                                       AND r.lease_expires_at <= ?)))
-                         ORDER BY f.updated_at
-                         LIMIT ?""",
-                row -> row.getLong(1), now, now, limit);
-    }
-
     /** PENDING refunds the provider has and that nothing has changed since {@code quietSince}, oldest first. */
     List<Refund> quietPending(Instant quietSince, int limit) {
         return list("status = 'PENDING' AND provider_refund_id IS NOT NULL AND updated_at <= ? ORDER BY updated_at"

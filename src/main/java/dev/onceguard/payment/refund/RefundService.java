@@ -4,6 +4,7 @@ import dev.onceguard.idempotency.AtomicPhase;
 import dev.onceguard.idempotency.BusinessRefusal;
 import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyService;
+import dev.onceguard.idempotency.StoredResponses;
 import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.PhaseResult;
@@ -61,6 +62,7 @@ public class RefundService implements ResumableOperation {
     private static final Logger LOG = Logger.getLogger(RefundService.class);
 
     private final IdempotencyService idempotency;
+    private final StoredResponses responses;
     private final PaymentProviders providers;
     private final PaymentRows payments;
     private final RefundRows rows;
@@ -68,9 +70,11 @@ public class RefundService implements ResumableOperation {
     private final Ids ids;
     private final PaymentsConfig config;
 
-    public RefundService(IdempotencyService idempotency, PaymentProviders providers, PaymentRows payments,
-                         RefundRows rows, RefundOutcomes outcomes, Ids ids, PaymentsConfig config) {
+    public RefundService(IdempotencyService idempotency, StoredResponses responses, PaymentProviders providers,
+                         PaymentRows payments, RefundRows rows, RefundOutcomes outcomes, Ids ids,
+                         PaymentsConfig config) {
         this.idempotency = idempotency;
+        this.responses = responses;
         this.providers = providers;
         this.payments = payments;
         this.rows = rows;
@@ -112,7 +116,7 @@ public class RefundService implements ResumableOperation {
         rows.insert(new RefundRows.NewRefund(refundId, paymentId, payment.orderId(), requestedBy, amount,
                 payment.currency(), body.reason(), body.note(), payment.provider(), "onceguard-" + refundId,
                 recordId), Timestamps.now());
-        return PhaseResult.goOn(new Checkpoint(REFUND_RESERVED, RESOURCE_TYPE, refundId));
+        return PhaseResult.continueAt(new Checkpoint(REFUND_RESERVED, RESOURCE_TYPE, refundId));
     }
 
     /**
@@ -192,7 +196,7 @@ public class RefundService implements ResumableOperation {
         Refund current = rows.get(refundId);
         if (current.status() == Refund.Status.UNKNOWN) {
             return PhaseResult.pause(new Checkpoint(OUTCOME_UNKNOWN, RESOURCE_TYPE, refundId),
-                    idempotency.jsonResponse(202, RefundView.of(current), Map.of("Location", location(current),
+                    responses.json(202, RefundView.of(current), Map.of("Location", location(current),
                             "Retry-After", String.valueOf(RETRY_UNKNOWN_AFTER_SECONDS)), RESOURCE_TYPE, refundId),
                     config.unknownRecheckWait(current.createdAt(), Timestamps.now()));
         }
@@ -213,7 +217,7 @@ public class RefundService implements ResumableOperation {
     }
 
     private StoredResponse finalResponse(Refund current) {
-        return idempotency.jsonResponse(201, RefundView.of(current), Map.of("Location", location(current)),
+        return responses.json(201, RefundView.of(current), Map.of("Location", location(current)),
                 RESOURCE_TYPE, current.refundId());
     }
 

@@ -4,7 +4,6 @@ import dev.onceguard.PaidOrders;
 import dev.onceguard.SandboxWebhooks;
 import dev.onceguard.TestTokens;
 import dev.onceguard.maintenance.LeaseRecovery;
-import dev.onceguard.payment.Reconciliation;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -39,9 +38,6 @@ class RefundFlowTest {
 
     @Inject
     PaidOrders relay;
-
-    @Inject
-    Reconciliation reconciliation;
 
     @Inject
     LeaseRecovery leaseRecovery;
@@ -302,17 +298,17 @@ class RefundFlowTest {
     }
 
     @Test
-    void aRefundWhoseProviderCallTimesOutIsSettledByReconciliationWithoutItsWebhook() {
+    void aRefundWhoseProviderCallTimesOutIsSettledByLeaseRecoveryWithoutItsWebhook() {
         String paymentId = paidPayment("tok_refund_timeout");
         String key = UUID.randomUUID().toString();
 
         Response unknown = refund(paymentId, key, "{\"amount\":\"300.00\",\"reason\":\"OTHER\"}");
-        reconciliation.runNow();
+        leaseRecovery.runNow();
         Response retry = refund(paymentId, key, "{\"amount\":\"300.00\",\"reason\":\"OTHER\"}");
 
         assertThat(unknown.statusCode()).isEqualTo(202);
         assertThat(count(db, "SELECT count(*) FROM state_transitions WHERE subject_type = 'refund' AND subject_id = ?"
-                + " AND to_status = 'SUCCEEDED' AND cause = 'reconciliation'", unknown.<String>path("refundId")))
+                + " AND to_status = 'SUCCEEDED' AND cause = 'lease_recovery'", unknown.<String>path("refundId")))
                 .isEqualTo(1);
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");

@@ -2,7 +2,7 @@ package dev.onceguard.payment.yookassa;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onceguard.TestTokens;
-import dev.onceguard.payment.Reconciliation;
+import dev.onceguard.maintenance.LeaseRecovery;
 import dev.onceguard.platform.Cause;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -52,7 +52,7 @@ class YooKassaUnknownOutcomesTest {
     AgroalDataSource db;
 
     @Inject
-    Reconciliation reconciliation;
+    LeaseRecovery leaseRecovery;
 
     private final String user = TestTokens.newUser();
 
@@ -92,7 +92,7 @@ class YooKassaUnknownOutcomesTest {
 
     /**
      * Moves the attempt's life back by {@code age}, as if it had been created that long ago and its wait were over. The
-     * wait ends a second ago, not at the database's {@code now()}: reconciliation compares with the service's clock in
+     * wait ends a second ago, not at the database's {@code now()}: lease recovery compares with the service's clock in
      * milliseconds, which may not have reached the database's microseconds yet.
      */
     private void age(String paymentId, Duration age) {
@@ -118,16 +118,16 @@ class YooKassaUnknownOutcomesTest {
         String paymentId = unknown.path("paymentId");
         Instant firstWait = recoverAfter(paymentId);
 
-        reconciliation.reconcile(Cause.reconciliation(1L));
+        leaseRecovery.run(Cause.leaseRecovery(1L));
         long createsBeforeTheWaitIsOver = createsOf(paymentId);
         age(paymentId, Duration.ofMinutes(3));
         Instant secondAsked = Instant.now();
-        reconciliation.reconcile(Cause.reconciliation(2L));
+        leaseRecovery.run(Cause.leaseRecovery(2L));
         Instant secondAnswered = Instant.now();
         Instant afterThreeMinutes = recoverAfter(paymentId);
         age(paymentId, Duration.ofHours(5));
         Instant thirdAsked = Instant.now();
-        reconciliation.reconcile(Cause.reconciliation(3L));
+        leaseRecovery.run(Cause.leaseRecovery(3L));
         Instant thirdAnswered = Instant.now();
         Instant afterFiveHours = recoverAfter(paymentId);
 
@@ -135,7 +135,7 @@ class YooKassaUnknownOutcomesTest {
         assertThat(unknown.statusCode()).isEqualTo(202);
         assertThat(unknown.<String>path("status")).isEqualTo("UNKNOWN");
         assertThat(firstWait).isBetween(paying.plusSeconds(1), paid.plusSeconds(10));
-        assertThat(createsBeforeTheWaitIsOver).as("reconciliation left it alone during its first wait").isEqualTo(1);
+        assertThat(createsBeforeTheWaitIsOver).as("lease recovery left it alone during its first wait").isEqualTo(1);
         assertThat(afterThreeMinutes).isBetween(secondAsked.plus(Duration.ofMinutes(3)).minusSeconds(30),
                 secondAnswered.plus(Duration.ofMinutes(3)).plusSeconds(30));
         assertThat(afterFiveHours).isBetween(thirdAsked.plus(Duration.ofMinutes(30)).minusSeconds(30),
@@ -146,7 +146,7 @@ class YooKassaUnknownOutcomesTest {
 
         yookassa().answerLikeYooKassa();
         age(paymentId, Duration.ofHours(6));
-        reconciliation.reconcile(Cause.reconciliation(4L));
+        leaseRecovery.run(Cause.leaseRecovery(4L));
         assertThat(single(db, String.class, "SELECT status FROM payments WHERE payment_id = ?", paymentId))
                 .as("YooKassa answering again, the same key names one payment, waiting for the customer")
                 .isEqualTo("REQUIRES_ACTION");

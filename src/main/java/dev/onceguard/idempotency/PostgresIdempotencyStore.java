@@ -10,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.postgresql.PGStatement;
 import org.postgresql.util.PSQLException;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,10 +22,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Every statement the engine runs on {@code idempotency_records}, {@code idempotency_conflicts} and
- * {@code idempotency_request_log}, as plain JDBC on the connection of the caller's transaction (outside one, each
- * statement commits on its own, as a local operation's claim does): no entity is loaded or dirty-checked on the
- * request path.
+ * The engine's records in PostgreSQL: every statement on {@code idempotency_records} and {@code idempotency_conflicts},
+ * on the connection of the caller's transaction (outside one, each statement commits on its own, as a local
+ * operation's claim does): no entity is loaded or dirty-checked on the request path. Statements go through
+ * {@link SqlRows}, except four that need the driver itself: the claims read the name of the constraint a write broke
+ * (for its {@link BusinessRefusal}) and whether the precondition held, the scope lookup turns off the driver's
+ * cached generic plan, and the completion and checkpoint bind a nullable smallint the hot path types itself.
  *
  * <p>No plan here depends on table statistics: the claim finds its conflict through the scope's unique index (the
  * ON CONFLICT arbiter), every update names its row by primary key alone, and the scope lookup is planned with its
@@ -34,8 +35,10 @@ import java.util.Optional;
  * the table was empty walked one user's rows through another index).
  */
 @ApplicationScoped
-public class IdempotencyRecords {
+class PostgresIdempotencyStore implements IdempotencyStore {
 
+    private static final ClaimOutcome SCOPE_TAKEN = new ScopeTaken();
+    private static final ClaimOutcome PRECONDITION_FAILED = new PreconditionFailed();
     /** SQLState class 23: a constraint refused the statement. */
     private static final String INTEGRITY_CONSTRAINT_VIOLATION = "23";
 
@@ -87,10 +90,12 @@ public class IdempotencyRecords {
              WHERE id = ?""";
 
     private final AgroalDataSource dataSource;
+    private final SqlRows sql;
     private final ObjectMapper json;
 
-    public IdempotencyRecords(AgroalDataSource dataSource, ObjectMapper json) {
+    public PostgresIdempotencyStore(AgroalDataSource dataSource, SqlRows sql, ObjectMapper json) {
         this.dataSource = dataSource;
+        this.sql = sql;
         this.json = json;
     }
 
@@ -98,7 +103,8 @@ public class IdempotencyRecords {
      * Inserts the PROCESSING record of work that calls out, under {@code leaseExpiresAt}; {@link ScopeTaken} when the
      * scope already has one (after waiting for an uncommitted one).
      */
-    ClaimOutcome claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
+    @Override
+    public ClaimOutcome claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
         return insertClaim(CLAIM, false, claim -> {
             bindScopeAndFingerprint(claim, 1, request);
@@ -122,7 +128,8 @@ public class IdempotencyRecords {
      * @param answeredAt when the response was decided (the record's completion)
      * @throws BusinessRefusal when the writes broke a constraint the operation declared a refusal for; nothing is kept
      */
-    ClaimOutcome claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
+    @Override
+    public ClaimOutcome claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
                                Instant now, Instant answeredAt, Instant expiresAt, ClaimWrites writes,
                                Optional<ClaimPrecondition> precondition) {
         String statement = "WITH held AS (SELECT (" + precondition.map(ClaimPrecondition::condition).orElse("TRUE")
@@ -173,33 +180,14 @@ public class IdempotencyRecords {
         claim.setString(first + 3, request.fingerprint());
     }
 
-    /** How a claim's statement ended. */
-    sealed interface ClaimOutcome permits Inserted, ScopeTaken, PreconditionFailed {
-    }
-
-    /** The record was inserted: the scope is this request's. */
-    record Inserted(long recordId) implements ClaimOutcome {
-    }
-
-    /** The scope already had a record (after waiting for an uncommitted one); nothing was written. */
-    record ScopeTaken() implements ClaimOutcome {
-    }
-
-    /** What the plan relied on no longer holds; nothing was written. */
-    record PreconditionFailed() implements ClaimOutcome {
-    }
-
-    private static final ClaimOutcome SCOPE_TAKEN = new ScopeTaken();
-    private static final ClaimOutcome PRECONDITION_FAILED = new PreconditionFailed();
-
     /**
      * Runs a claim's statement. Its row, if any, holds the inserted id (or NULL) and, {@code answersHeld} (a finished
      * claim's), whether the precondition held; no row, or a NULL id where the precondition held, means the scope was
      * taken.
      */
-    private ClaimOutcome insertClaim(String sql, boolean answersHeld, Binder binder) {
+    private ClaimOutcome insertClaim(String statement, boolean answersHeld, Binder binder) {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement claim = connection.prepareStatement(sql)) {
+             PreparedStatement claim = connection.prepareStatement(statement)) {
             binder.bind(claim);
             try (ResultSet row = claim.executeQuery()) {
                 if (!row.next()) {
@@ -217,7 +205,8 @@ public class IdempotencyRecords {
     }
 
     /** The record of a scope, read through its unique index. */
-    Optional<IdempotencyRecord> findByScope(String userId, String operation, String key) {
+    @Override
+    public Optional<IdempotencyRecord> findByScope(String userId, String operation, String key) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement find = connection.prepareStatement(FIND_BY_SCOPE)) {
             find.unwrap(PGStatement.class).setPrepareThreshold(0);
@@ -230,7 +219,8 @@ public class IdempotencyRecords {
         }
     }
 
-    Optional<IdempotencyRecord> findById(long recordId) {
+    @Override
+    public Optional<IdempotencyRecord> findById(long recordId) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement find = connection.prepareStatement(FIND_BY_ID)) {
             find.setLong(1, recordId);
@@ -286,25 +276,6 @@ public class IdempotencyRecords {
     }
 
     /**
-     * Who applies a phase's result to a record: the caller holding its lease (the request, a retry or a job that took
-     * it over), known by the lease it set, which a later taker replaces; or an outsider who holds none (a webhook that
-     * settled the operation's payment), which may change the record only while no live lease holds it, since a holder
-     * would overwrite the change with its own.
-     */
-    record Applier(String condition, Instant lease) {
-
-        /** The caller that claimed or took over the record and set its lease to {@code lease}. */
-        static Applier holderOf(Instant lease) {
-            return new Applier(" AND status = 'PROCESSING' AND lease_expires_at = ?", lease);
-        }
-
-        /** Someone without a lease, at {@code now}. */
-        static Applier outsiderAt(Instant now) {
-            return new Applier(" AND status = 'PROCESSING' AND lease_expires_at <= ?", now);
-        }
-    }
-
-    /**
      * Stores the final response on a record that others may race for, by primary key, only while it is PROCESSING
      * and still the applier's (held by its lease; for an outsider, unheld); the UPDATE waits for a concurrent change of
      * the row and checks again after it.
@@ -312,11 +283,12 @@ public class IdempotencyRecords {
      * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
      * held
      */
-    boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
+    @Override
+    public boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
                      Instant expiresAt, Applier applier, Cause finisher) {
-        return update(COMPLETE + applier.condition(), statement -> {
+        return update(COMPLETE + conditionOf(applier), statement -> {
             bindCompletion(statement, recordId, status, response, now, expiresAt, finisher);
-            SqlRows.setInstant(statement, 16, applier.lease());
+            SqlRows.setInstant(statement, 16, instantOf(applier));
         }) == 1;
     }
 
@@ -328,7 +300,8 @@ public class IdempotencyRecords {
      * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
      * held
      */
-    boolean saveCheckpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant recoverAfter,
+    @Override
+    public boolean checkpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant recoverAfter,
                            Applier applier, Cause caller, Integer answer, Instant now) {
         return update("""
                 UPDATE idempotency_records
@@ -336,7 +309,7 @@ public class IdempotencyRecords {
                        lease_expires_at = COALESCE(?, lease_expires_at), recover_after = COALESCE(?, recover_after),"""
                 + FIRST_ANSWER + """
 
-                 WHERE id = ?""" + applier.condition(), statement -> {
+                 WHERE id = ?""" + conditionOf(applier), statement -> {
             statement.setString(1, checkpoint.recoveryPoint());
             statement.setString(2, checkpoint.resourceType());
             statement.setString(3, checkpoint.resourceId());
@@ -344,183 +317,84 @@ public class IdempotencyRecords {
             SqlRows.setInstant(statement, 5, recoverAfter);
             bindFirstAnswer(statement, 6, answer == null ? null : answeringRequest(caller), answer, now);
             statement.setLong(10, recordId);
-            SqlRows.setInstant(statement, 11, applier.lease());
+            SqlRows.setInstant(statement, 11, instantOf(applier));
         }) == 1;
     }
 
-    /** A record taken over: its operation, where that operation stands, and the taker's lease. */
-    record TakenOver(String operation, Checkpoint checkpoint, Instant lease) {
+    @Override
+    public Optional<TakenOver> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
+        return sql.list("""
+                        UPDATE idempotency_records SET lease_expires_at = ?
+                         WHERE id = ? AND status = 'PROCESSING' AND lease_expires_at <= ?
+                        RETURNING operation, recovery_point, resource_type, resource_id""",
+                row -> new TakenOver(row.getString(1),
+                        new Checkpoint(row.getString(2), row.getString(3), row.getString(4)), leaseExpiresAt),
+                leaseExpiresAt, recordId, now).stream().findFirst();
     }
 
-    /** Takes an expired lease: of two takers exactly one gets the checkpoint back. */
-    Optional<TakenOver> takeOver(long recordId, Instant now, Instant leaseExpiresAt) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement take = connection.prepareStatement("""
-                     UPDATE idempotency_records SET lease_expires_at = ?
-                      WHERE id = ? AND status = 'PROCESSING' AND lease_expires_at <= ?
-                     RETURNING operation, recovery_point, resource_type, resource_id""")) {
-            SqlRows.setInstant(take, 1, leaseExpiresAt);
-            take.setLong(2, recordId);
-            SqlRows.setInstant(take, 3, now);
-            try (ResultSet row = take.executeQuery()) {
-                return row.next()
-                        ? Optional.of(new TakenOver(row.getString(1),
-                                new Checkpoint(row.getString(2), row.getString(3), row.getString(4)), leaseExpiresAt))
-                        : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("take-over failed", e);
-        }
-    }
-
-    /** Deletes a PROCESSING record abandoned at {@code recoveryPoint} whose lease expired; of two, one succeeds. */
-    boolean releaseIfAbandoned(long recordId, String recoveryPoint, Instant now) {
-        return update("""
+    @Override
+    public boolean release(long recordId, String recoveryPoint, Instant now) {
+        return sql.update("""
                 DELETE FROM idempotency_records
-                 WHERE id = ? AND status = 'PROCESSING' AND recovery_point = ? AND lease_expires_at <= ?""", statement -> {
-            statement.setLong(1, recordId);
-            statement.setString(2, recoveryPoint);
-            SqlRows.setInstant(statement, 3, now);
-        }) == 1;
+                 WHERE id = ? AND status = 'PROCESSING' AND recovery_point = ? AND lease_expires_at <= ?""",
+                recordId, recoveryPoint, now) == 1;
     }
 
-    /** Evidence of a key reused with another payload: who, when, which key, both fingerprints, the refused body. */
-    void insertConflict(long recordId, IdempotentRequest<?> request, String originalFingerprint, Instant now) {
-        update("""
+    @Override
+    public void recordConflict(long recordId, IdempotentRequest<?> request, String originalFingerprint, Instant now) {
+        sql.update("""
                 INSERT INTO idempotency_conflicts (record_id, user_id, operation, idempotency_key, original_fingerprint,
                     conflicting_fingerprint, request_id, client_request_id, refused_body, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""", statement -> {
-            statement.setLong(1, recordId);
-            statement.setString(2, request.userId());
-            statement.setString(3, request.operation());
-            statement.setString(4, request.key().value());
-            statement.setString(5, originalFingerprint);
-            statement.setString(6, request.fingerprint());
-            statement.setString(7, request.requestId());
-            statement.setString(8, request.requestIds().clientId());
-            statement.setString(9, request.storedBody());
-            SqlRows.setInstant(statement, 10, now);
-        });
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""",
+                recordId, request.userId(), request.operation(), request.key().value(), originalFingerprint,
+                request.fingerprint(), request.requestId(), request.requestIds().clientId(), request.storedBody(), now);
     }
 
-    /** A PROCESSING record whose lease has expired and whose operation asked no longer wait, for lease recovery. */
-    public record ExpiredLease(long recordId, String operation, String recoveryPoint) {
-    }
-
-    public List<ExpiredLease> expiredLeases(Instant now, int limit) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement find = connection.prepareStatement("""
-                     SELECT id, operation, recovery_point FROM idempotency_records
-                      WHERE status = 'PROCESSING' AND lease_expires_at <= ? AND (recover_after IS NULL OR recover_after <= ?)
-                      ORDER BY lease_expires_at LIMIT ?""")) {
-            SqlRows.setInstant(find, 1, now);
-            SqlRows.setInstant(find, 2, now);
-            find.setInt(3, limit);
-            try (ResultSet rows = find.executeQuery()) {
-                List<ExpiredLease> expired = new ArrayList<>();
-                while (rows.next()) {
-                    expired.add(new ExpiredLease(rows.getLong(1), rows.getString(2), rows.getString(3)));
-                }
-                return expired;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("expired lease lookup failed", e);
-        }
+    @Override
+    public List<Long> expiredLeases(Instant now, int limit) {
+        return sql.list("""
+                        SELECT id FROM idempotency_records
+                         WHERE status = 'PROCESSING' AND lease_expires_at <= ?
+                           AND (recover_after IS NULL OR recover_after <= ?)
+                         ORDER BY lease_expires_at LIMIT ?""",
+                row -> row.getLong(1), now, now, limit);
     }
 
     /**
-     * Writes one batch of the request log: the rows (those of records deleted meanwhile are skipped), the replay
-     * counts, and the pruning that keeps each bounded record (one a retry reached) at its first and last
-     * {@code keptPerEnd} rows. The batch commits asynchronously: a crash loses log rows and counts only.
-     *
-     * <p>The pruning reads live rows only, so it stays cheap however many rows it has deleted before (a deleted row's
-     * index entry stays until VACUUM, and autovacuum may be off or behind). After every batch a record holds its first
-     * N rows and at most N more; a batch that adds k rows to a record therefore pushes out exactly the rows ranked
-     * N+1 to N+k from its newest, those of them that are not among its first N. Both are found by walking the
-     * record's end of {@code idempotency_request_log_by_record} (N and N+k entries), never its deleted middle; the
-     * transaction turns off sequential and bitmap scans, which would read the whole record, so that this holds
-     * whatever the statistics say. Two replicas flushing the same record at once prune one after the other: the batch
-     * first takes a transaction-level advisory lock per bounded record, keyed by its id (the service's only advisory
-     * locks), in id order; a row lock would also hold up the record's own writes, such as a payment's next phase.
+     * The condition under which {@code applier} may change a record: its holder while its lease is still the
+     * record's; an outsider while no live lease holds it. Its one parameter is {@link #instantOf}.
      */
-    void appendRequestLog(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays,
-                          List<RequestLog.Bounded> bounded, int keptPerEnd) {
-        try (Connection connection = dataSource.getConnection()) {
-            try (PreparedStatement settings = connection.prepareStatement("""
-                    SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true),
-                           set_config('enable_bitmapscan', 'off', true)""")) {
-                settings.executeQuery().close();
-            }
-            Array boundedIds = array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray());
-            if (!bounded.isEmpty()) {
-                try (PreparedStatement lock = connection.prepareStatement("""
-                        SELECT pg_advisory_xact_lock(b.id) FROM unnest(?::bigint[]) AS b(id) ORDER BY b.id""")) {
-                    lock.setArray(1, boundedIds);
-                    lock.executeQuery().close();
-                }
-            }
-            try (PreparedStatement append = connection.prepareStatement("""
-                    INSERT INTO idempotency_request_log (record_id, request_id, client_request_id, received_at, outcome,
-                                                         http_status)
-                    SELECT e.record_id, e.request_id, e.client_request_id, e.received_at, e.outcome, e.http_status
-                      FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
-                           AS e(record_id, request_id, client_request_id, received_at, outcome, http_status)
-                     WHERE EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = e.record_id)""")) {
-                append.setArray(1, array(connection, "bigint", entries.stream().map(RequestLog.Entry::recordId).toArray()));
-                append.setArray(2, array(connection, "text", entries.stream().map(RequestLog.Entry::requestId).toArray()));
-                append.setArray(3, array(connection, "text",
-                        entries.stream().map(RequestLog.Entry::clientRequestId).toArray()));
-                append.setArray(4, array(connection, "timestamptz",
-                        entries.stream().map(e -> e.receivedAt().toString()).toArray()));
-                append.setArray(5, array(connection, "text", entries.stream().map(e -> e.outcome().name()).toArray()));
-                append.setArray(6, array(connection, "integer", entries.stream().map(RequestLog.Entry::httpStatus).toArray()));
-                append.executeUpdate();
-            }
-            if (!replays.isEmpty()) {
-                try (PreparedStatement count = connection.prepareStatement("""
-                        UPDATE idempotency_records r
-                           SET replay_count = r.replay_count + c.replays,
-                               last_replayed_at = GREATEST(r.last_replayed_at, c.last_at)
-                          FROM unnest(?::bigint[], ?::int[], ?::timestamptz[]) AS c(id, replays, last_at)
-                         WHERE r.id = c.id""")) {
-                    count.setArray(1, array(connection, "bigint", replays.stream().map(RequestLog.Replays::recordId).toArray()));
-                    count.setArray(2, array(connection, "integer", replays.stream().map(RequestLog.Replays::count).toArray()));
-                    count.setArray(3, array(connection, "timestamptz",
-                            replays.stream().map(r -> r.lastAt().toString()).toArray()));
-                    count.executeUpdate();
-                }
-            }
-            if (bounded.isEmpty()) {
-                return;
-            }
-            try (PreparedStatement prune = connection.prepareStatement("""
-                    DELETE FROM idempotency_request_log l
-                     USING unnest(?::bigint[], ?::int[]) AS b(record_id, added)
-                           CROSS JOIN LATERAL (SELECT f.received_at, f.id
-                                                 FROM idempotency_request_log f
-                                                WHERE f.record_id = b.record_id
-                                                ORDER BY f.received_at, f.id
-                                               OFFSET ? LIMIT 1) AS last_of_first
-                           CROSS JOIN LATERAL (SELECT t.id
-                                                 FROM idempotency_request_log t
-                                                WHERE t.record_id = b.record_id
-                                                  AND (t.received_at, t.id) > (last_of_first.received_at, last_of_first.id)
-                                                ORDER BY t.received_at DESC, t.id DESC
-                                               OFFSET ? LIMIT b.added) AS surplus
-                     WHERE l.id = surplus.id""")) {
-                prune.setArray(1, boundedIds);
-                prune.setArray(2, array(connection, "integer", bounded.stream().map(RequestLog.Bounded::rows).toArray()));
-                prune.setInt(3, keptPerEnd - 1);
-                prune.setInt(4, keptPerEnd);
-                prune.executeUpdate();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("request log not appended", e);
-        }
+    private static String conditionOf(Applier applier) {
+        return applier instanceof Holder
+                ? " AND status = 'PROCESSING' AND lease_expires_at = ?"
+                : " AND status = 'PROCESSING' AND lease_expires_at <= ?";
     }
 
-    private static Array array(Connection connection, String type, Object[] values) throws SQLException {
-        return connection.createArrayOf(type, values);
+    private static Instant instantOf(Applier applier) {
+        return applier instanceof Holder holder ? holder.lease() : ((Outsider) applier).now();
+    }
+
+    /**
+     * Picks its rows with {@code FOR UPDATE SKIP LOCKED}; a keeper's resources are matched by the record's resource
+     * type and id, through the keeper's own index, never by a scan of its table per record.
+     */
+    @Override
+    public int expire(Instant cutoff, int limit, List<RecordKeeper> keepers) {
+        StringBuilder kept = new StringBuilder();
+        List<Object> parameters = new ArrayList<>();
+        parameters.add(cutoff);
+        for (RecordKeeper keeper : keepers) {
+            kept.append("\n                   AND NOT EXISTS (SELECT 1 FROM (").append(keeper.unfinishedResources())
+                    .append(") AS unfinished (id) WHERE r.resource_type = ? AND unfinished.id = r.resource_id)");
+            parameters.add(keeper.resourceType());
+        }
+        parameters.add(limit);
+        return sql.update("""
+                DELETE FROM idempotency_records WHERE id IN (
+                    SELECT r.id FROM idempotency_records r
+                     WHERE r.status <> 'PROCESSING' AND r.expires_at < ?""" + kept + """
+
+                     ORDER BY r.expires_at LIMIT ? FOR UPDATE SKIP LOCKED)""", parameters.toArray());
     }
 
     @FunctionalInterface
@@ -528,9 +402,9 @@ public class IdempotencyRecords {
         void bind(PreparedStatement statement) throws SQLException;
     }
 
-    private int update(String sql, Binder binder) {
+    private int update(String change, Binder binder) {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement statement = connection.prepareStatement(sql)) {
+             PreparedStatement statement = connection.prepareStatement(change)) {
             binder.bind(statement);
             return statement.executeUpdate();
         } catch (SQLException e) {

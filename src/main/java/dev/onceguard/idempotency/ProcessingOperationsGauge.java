@@ -1,4 +1,4 @@
-package dev.onceguard.maintenance;
+package dev.onceguard.idempotency;
 
 import dev.onceguard.platform.DatabaseGauges;
 import io.quarkus.runtime.Startup;
@@ -10,14 +10,14 @@ import jakarta.enterprise.context.ApplicationScoped;
  */
 @ApplicationScoped
 @Startup
-public class ProcessingOperationsGauge {
+class ProcessingOperationsGauge {
 
     private static final String PROCESSING = """
             SELECT count(*) FILTER (WHERE lease_expires_at > now()),
                    count(*) FILTER (WHERE lease_expires_at <= now())
               FROM idempotency_records WHERE status = 'PROCESSING' AND lease_expires_at IS NOT NULL""";
 
-    public ProcessingOperationsGauge(DatabaseGauges gauges) {
+    ProcessingOperationsGauge(DatabaseGauges gauges) {
         String description = "Idempotent operations in PROCESSING";
         gauges.register("onceguard.operations.processing", description, PROCESSING, 1, "stale", "false");
         gauges.register("onceguard.operations.processing", description, PROCESSING, 2, "stale", "true");
