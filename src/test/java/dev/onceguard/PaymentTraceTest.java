@@ -10,7 +10,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.function.Predicate;
 
@@ -37,7 +36,7 @@ class PaymentTraceTest {
     SandboxWebhooks webhooks;
 
     @Inject
-    PaidOrders relay;
+    PaidOrders paidOrders;
 
     @Inject
     AgroalDataSource db;
@@ -51,21 +50,19 @@ class PaymentTraceTest {
                 .contentType("application/json")
                 .body("{\"items\":[{\"productId\":\"" + PaidOrders.EBOOK + "\",\"quantity\":1}],\"currency\":\"RUB\"}")
                 .post("/api/orders").then().statusCode(201).extract().path("orderId");
-        String paymentsRoute = "/api/orders/{orderId}/payments";
 
-        String paymentId = given().header("Authorization", TestTokens.bearer(user))
+        // 202 (outcome unknown) when a cold sandbox answers after the call's timeout: its webhook settles it all the same
+        given().header("Authorization", TestTokens.bearer(user))
                 .header("Idempotency-Key", UUID.randomUUID().toString())
                 .contentType("application/json").body("{\"paymentMethodToken\":\"tok_pending\"}")
-                // 202 (outcome unknown) when a cold sandbox answers after the call's timeout: its webhook settles it all the same
-                .post("/api/orders/" + orderId + "/payments").then().statusCode(oneOf(201, 202)).extract().path("paymentId");
-        SpanData payment = awaitSpan(span -> span.getKind() == SpanKind.SERVER
-                && paymentsRoute.equals(span.getAttributes().get(ROUTE))
-                && span.getAttributes().asMap().values().stream().anyMatch(v -> v.toString().contains(orderId)));
-        String traceId = payment.getTraceId();
+                .post("/api/orders/" + orderId + "/payments").then().statusCode(oneOf(201, 202));
+        String traceId = awaitSpan(span -> span.getKind() == SpanKind.SERVER
+                && "/api/orders/{orderId}/payments".equals(span.getAttributes().get(ROUTE))
+                && attributeContains(span, orderId)).getTraceId();
 
         SpanData sandboxCall = awaitSpan(inTrace(traceId, SpanKind.CLIENT, "/sandbox/v1/payments"));
-        SpanData sandboxServer = awaitSpan(span -> span.getTraceId().equals(traceId) && span.getKind() == SpanKind.SERVER
-                && span.getParentSpanId().equals(sandboxCall.getSpanId()));
+        SpanData sandboxServer = awaitSpan(span -> span.getKind() == SpanKind.SERVER
+                && span.getTraceId().equals(traceId) && span.getParentSpanId().equals(sandboxCall.getSpanId()));
 
         webhooks.deliverDueWithin(Duration.ofSeconds(5));
         SpanData delivery = awaitSpan(inTrace(traceId, SpanKind.CLIENT, "/webhooks/sandbox"));
@@ -75,16 +72,18 @@ class PaymentTraceTest {
         assertThat(webhook.getTraceId()).isEqualTo(traceId);
         await().atMost(DEADLINE).until(() -> PaidOrders.orderStatus(db, orderId), "PAID"::equals);
 
-        relay.relayUntilIdle();
+        paidOrders.relayUntilIdle();
         SpanData licence = awaitSpan(span -> span.getName().equals("outbox effect license")
                 && span.getTraceId().equals(traceId));
         assertThat(licence.getAttributes().get(AttributeKey.longKey("onceguard.outbox.event_id"))).isNotNull();
-        assertThat(paymentId).isNotBlank();
+    }
+
+    private static boolean attributeContains(SpanData span, String text) {
+        return span.getAttributes().asMap().values().stream().anyMatch(value -> value.toString().contains(text));
     }
 
     private static Predicate<SpanData> inTrace(String traceId, SpanKind kind, String path) {
-        return span -> span.getTraceId().equals(traceId) && span.getKind() == kind
-                && span.getAttributes().asMap().values().stream().anyMatch(v -> v.toString().contains(path));
+        return span -> span.getTraceId().equals(traceId) && span.getKind() == kind && attributeContains(span, path);
     }
 
     private SpanData awaitSpan(Predicate<SpanData> wanted) {

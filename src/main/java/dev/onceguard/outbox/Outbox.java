@@ -31,13 +31,13 @@ public class Outbox {
     public StateMachine.Consequence enqueuedOnMove(String eventType, String aggregateType, String aggregateId,
                                                    Map<String, Object> payload) {
         return new StateMachine.Consequence("""
-                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at,
-                                           traceparent)
+                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at,
+                                           created_at, traceparent)
                 SELECT :outboxEventType, :outboxAggregateType, :outboxAggregateId, CAST(:outboxPayload AS jsonb),
                        :outboxAt, :outboxAt, CAST(:outboxTraceparent AS text)
                   FROM moved
-                ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING""", parameters(eventType, aggregateType,
-                aggregateId, payload));
+                ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING""",
+                parameters(eventType, aggregateType, aggregateId, payload));
     }
 
     private Map<String, Object> parameters(String eventType, String aggregateType, String aggregateId,

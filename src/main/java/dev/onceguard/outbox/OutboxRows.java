@@ -46,8 +46,8 @@ class OutboxRows {
                                  LIMIT ?
                                  FOR UPDATE SKIP LOCKED) due
                          WHERE o.id = due.id
-                        RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id, CAST(o.payload AS text) AS payload,
-                                  o.attempts, o.created_at, o.traceparent""",
+                        RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id,
+                                  CAST(o.payload AS text) AS payload, o.attempts, o.created_at, o.traceparent""",
                         row -> new Claimed(new OutboxEvent(row.getLong("id"), row.getString("event_type"),
                                 row.getString("aggregate_type"), row.getString("aggregate_id"),
                                 parse(row.getString("payload")), row.getInt("attempts"),

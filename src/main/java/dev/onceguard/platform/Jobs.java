@@ -107,7 +107,8 @@ public class Jobs {
         return traces.jobRun(job, () -> recorded(job, recordEmptyRuns, identified, body));
     }
 
-    private Finished recorded(String job, boolean recordEmptyRuns, boolean identified, LongFunction<Map<String, Long>> body) {
+    private Finished recorded(String job, boolean recordEmptyRuns, boolean identified,
+                              LongFunction<Map<String, Long>> body) {
         Instant started = Instant.now();
         Long runId = null;
         try {

@@ -61,7 +61,8 @@ class YooKassaPaymentProviderTest {
 
     private YooKassaPaymentProvider providerAt(String baseUrl, Duration timeout) {
         return new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.of(YooKassaStub.SECRET_KEY),
-                baseUrl, Optional.of(RETURN_URL), PUBLISHED, timeout, new ProviderCallMetrics(registry), HttpClientSpans.untraced());
+                baseUrl, Optional.of(RETURN_URL), PUBLISHED, timeout, new ProviderCallMetrics(registry),
+                HttpClientSpans.untraced());
     }
 
     private static CreatePayment payment(String key) {
@@ -167,10 +168,12 @@ class YooKassaPaymentProviderTest {
     void itIsEnabledOnlyWithShopIdSecretKeyAndReturnUrl() {
         assertThat(provider.enabled()).isTrue();
         assertThat(new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.empty(), yookassa.baseUrl(),
-                Optional.of(RETURN_URL), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry), HttpClientSpans.untraced()).enabled())
+                Optional.of(RETURN_URL), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry),
+                HttpClientSpans.untraced()).enabled())
                 .isFalse();
         assertThat(new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.of(YooKassaStub.SECRET_KEY),
-                yookassa.baseUrl(), Optional.of(" "), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry), HttpClientSpans.untraced())
+                yookassa.baseUrl(), Optional.of(" "), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry),
+                HttpClientSpans.untraced())
                 .enabled()).isFalse();
     }
 
