@@ -1,5 +1,6 @@
 package dev.onceguard;
 
+import dev.onceguard.outbox.OutboxRelay;
 import io.agroal.api.AgroalDataSource;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
@@ -20,7 +21,8 @@ import static org.hamcrest.Matchers.oneOf;
 
 /**
  * One trace per intent: a payment's request, its call to the provider (the sandbox, over HTTP), the provider's webhook
- * that settles it later and the licence the outbox relay grants for it all carry one trace id.
+ * that settles it later and the licence the outbox relay grants for it all carry one trace id; the relay's run is a
+ * trace of its own, which the licence's span links to.
  */
 @QuarkusTest
 class PaymentTraceTest {
@@ -36,7 +38,7 @@ class PaymentTraceTest {
     SandboxWebhooks webhooks;
 
     @Inject
-    PaidOrders paidOrders;
+    OutboxRelay relay;
 
     @Inject
     AgroalDataSource db;
@@ -72,10 +74,16 @@ class PaymentTraceTest {
         assertThat(webhook.getTraceId()).isEqualTo(traceId);
         await().atMost(DEADLINE).until(() -> PaidOrders.orderStatus(db, orderId), "PAID"::equals);
 
-        paidOrders.relayUntilIdle();
-        SpanData licence = awaitSpan(span -> span.getName().equals("outbox effect license")
-                && span.getTraceId().equals(traceId));
+        SpanData licence = await().atMost(DEADLINE).until(() -> {
+            relay.runNow();
+            return spans.getFinishedSpanItems().stream().filter(span -> span.getName().equals("outbox effect license")
+                    && span.getTraceId().equals(traceId)).toList();
+        }, found -> !found.isEmpty()).get(0);
         assertThat(licence.getAttributes().get(AttributeKey.longKey("onceguard.outbox.event_id"))).isNotNull();
+        String relayRun = licence.getLinks().get(0).getSpanContext().getSpanId();
+        SpanData run = awaitSpan(span -> span.getSpanId().equals(relayRun));
+        assertThat(run.getName()).isEqualTo("job outbox-relay");
+        assertThat(run.getParentSpanContext().isValid()).isFalse();
     }
 
     private static boolean attributeContains(SpanData span, String text) {

@@ -154,9 +154,7 @@ class ChartTest {
         Map<String, JsonNode> on = HelmChart.render(Map.of("tracing.enabled", "true",
                 "tracing.endpoint", "http://otel-collector.monitoring:4317", "tracing.samplerRatio", "0.25")).env();
 
-        assertThat(off).doesNotContainKeys("QUARKUS_OTEL_SDK_DISABLED", "QUARKUS_OTEL_TRACES_SAMPLER",
-                "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-        assertThat(on.get("QUARKUS_OTEL_SDK_DISABLED").path("value").asText()).isEqualTo("false");
+        assertThat(off).doesNotContainKeys("QUARKUS_OTEL_TRACES_SAMPLER", "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
         assertThat(on.get("QUARKUS_OTEL_TRACES_SAMPLER").path("value").asText()).isEqualTo("parentbased_traceidratio");
         assertThat(on.get("QUARKUS_OTEL_TRACES_SAMPLER_ARG").path("value").asText()).isEqualTo("0.25");
         assertThat(on.get("QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").path("value").asText())
