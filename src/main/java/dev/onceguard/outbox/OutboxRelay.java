@@ -4,6 +4,10 @@ import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Timestamps;
+import dev.onceguard.platform.TraceContexts;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import io.quarkus.arc.All;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
@@ -34,6 +38,8 @@ import java.util.UUID;
  *       {@link EventDelivered} observers, which move the aggregate on); otherwise the error, a next attempt after an
  *       exponential backoff, and DEAD once the attempts are used up.</li>
  * </ol>
+ * Each effect runs in a span of the trace of the change that wrote the event (its stored {@code traceparent}), linked
+ * to the relay's run.
  */
 @ApplicationScoped
 public class OutboxRelay {
@@ -57,11 +63,13 @@ public class OutboxRelay {
     private final Event<EventDelivered> delivered;
     private final Jobs jobs;
     private final Draining draining;
+    private final TraceContexts traces;
     private final Map<String, List<OutboxHandler>> handlersByType = new HashMap<>();
 
     OutboxRelay(OutboxRows rows, OutboxConfig config, OutboxMetrics metrics, Event<EventDelivered> delivered,
-                @All List<OutboxHandler> handlers, Jobs jobs, Draining draining) {
+                @All List<OutboxHandler> handlers, Jobs jobs, Draining draining, TraceContexts traces) {
         this.rows = rows;
+        this.traces = traces;
         this.jobs = jobs;
         this.draining = draining;
         this.config = config;
@@ -93,7 +101,7 @@ public class OutboxRelay {
         }
         UUID token = UUID.randomUUID();
         Instant now = Timestamps.now();
-        List<OutboxEvent> claimed = QuarkusTransaction.requiringNew().call(() ->
+        List<OutboxRows.Claimed> claimed = QuarkusTransaction.requiringNew().call(() ->
                 rows.claim(config.batchSize(), now, now.plus(config.claimLease()), token));
         if (claimed.isEmpty()) {
             metrics.idleRun();
@@ -104,15 +112,15 @@ public class OutboxRelay {
         int dead = 0;
         for (int i = 0; i < claimed.size(); i++) {
             if (draining.inProgress()) {
-                List<Long> unstarted = claimed.subList(i, claimed.size()).stream().map(OutboxEvent::id).toList();
+                List<Long> unstarted = claimed.subList(i, claimed.size()).stream().map(c -> c.event().id()).toList();
                 int released = QuarkusTransaction.requiringNew().call(() -> rows.release(unstarted, token, Timestamps.now()));
                 LOG.infof("shutting down: released %d claimed outbox event(s) to the other replicas", released);
                 break;
             }
-            OutboxEvent event = claimed.get(i);
+            OutboxEvent event = claimed.get(i).event();
             Outcome outcome;
             try (LogContext.Scope scope = LogContext.scoped(LogContext.OUTBOX_EVENT_ID, event.id())) {
-                outcome = deliver(event, token);
+                outcome = deliver(event, claimed.get(i).traceparent(), token);
             }
             switch (outcome) {
                 case DONE -> done++;
@@ -138,21 +146,27 @@ public class OutboxRelay {
         return revived;
     }
 
-    private Outcome deliver(OutboxEvent event, UUID token) {
+    private Outcome deliver(OutboxEvent event, String traceparent, UUID token) {
         if (event.attempts() > config.maxAttempts()) {
             return fail(event, token, "no attempts left: attempt " + (event.attempts() - 1)
                     + " did not finish within its claim lease");
         }
         List<String> failures = new ArrayList<>();
         for (OutboxHandler handler : handlersByType.getOrDefault(event.eventType(), List.of())) {
-            try {
+            Span span = traces.startContinuing("outbox effect " + handler.effect(), traceparent);
+            span.setAttribute("onceguard.outbox.event_id", event.id());
+            span.setAttribute("onceguard.outbox.event_type", event.eventType());
+            try (Scope ignored = span.makeCurrent()) {
                 OutboxHandler.Result result = QuarkusTransaction.requiringNew().call(() -> handler.handle(event));
                 metrics.effect(handler.effect(), result);
             } catch (RuntimeException e) {
+                span.setStatus(StatusCode.ERROR, describe(e));
                 failures.add(handler.effect() + ": " + describe(e));
                 LOG.warnf("outbox event %d (%s %s/%s) attempt %d: effect %s failed: %s", event.id(), event.eventType(),
                         event.aggregateType(), event.aggregateId(), event.attempts(), handler.effect(), describe(e));
                 LOG.debugf(e, "outbox event %d: effect %s failed", event.id(), handler.effect());
+            } finally {
+                span.end();
             }
         }
         if (!failures.isEmpty()) {

@@ -3,11 +3,9 @@ package dev.onceguard.outbox;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
 
 import java.time.Instant;
 import java.util.Comparator;
@@ -21,11 +19,15 @@ import java.util.UUID;
 @ApplicationScoped
 class OutboxRows {
 
-    private final EntityManager em;
+    /** A claimed event and the trace context of the change that wrote it (null: none known). */
+    record Claimed(OutboxEvent event, String traceparent) {
+    }
+
+    private final SqlRows sql;
     private final ObjectMapper json;
 
-    OutboxRows(EntityManager em, ObjectMapper json) {
-        this.em = em;
+    OutboxRows(SqlRows sql, ObjectMapper json) {
+        this.sql = sql;
         this.json = json;
     }
 
@@ -34,63 +36,44 @@ class OutboxRows {
      * them out of everyone's reach until {@code leaseEnd}.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    List<OutboxEvent> claim(int limit, Instant now, Instant leaseEnd, UUID token) {
-        List<Object[]> rows = em.createNativeQuery("""
+    List<Claimed> claim(int limit, Instant now, Instant leaseEnd, UUID token) {
+        return sql.list("""
                         UPDATE outbox_events o
-                           SET attempts = o.attempts + 1, next_attempt_at = :leaseEnd, claim_token = :token
+                           SET attempts = o.attempts + 1, next_attempt_at = ?::timestamptz, claim_token = ?
                           FROM (SELECT id FROM outbox_events
-                                 WHERE status = 'PENDING' AND next_attempt_at <= :now
+                                 WHERE status = 'PENDING' AND next_attempt_at <= ?::timestamptz
                                  ORDER BY next_attempt_at, id
-                                 LIMIT :limit
+                                 LIMIT ?
                                  FOR UPDATE SKIP LOCKED) due
                          WHERE o.id = due.id
-                        RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id, CAST(o.payload AS text) AS payload,
-                                  o.attempts, o.created_at""")
-                .unwrap(NativeQuery.class)
-                .addScalar("id", StandardBasicTypes.LONG)
-                .addScalar("event_type", StandardBasicTypes.STRING)
-                .addScalar("aggregate_type", StandardBasicTypes.STRING)
-                .addScalar("aggregate_id", StandardBasicTypes.STRING)
-                .addScalar("payload", StandardBasicTypes.STRING)
-                .addScalar("attempts", StandardBasicTypes.INTEGER)
-                .addScalar("created_at", StandardBasicTypes.INSTANT)
-                .setParameter("leaseEnd", leaseEnd)
-                .setParameter("token", token)
-                .setParameter("now", now)
-                .setParameter("limit", limit)
-                .getResultList();
-        return rows.stream()
-                .map(r -> new OutboxEvent((Long) r[0], (String) r[1], (String) r[2], (String) r[3], parse((String) r[4]),
-                        (Integer) r[5], (Instant) r[6]))
-                .sorted(Comparator.comparingLong(OutboxEvent::id))
+                        RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id,
+                                  CAST(o.payload AS text) AS payload, o.attempts, o.created_at, o.traceparent""",
+                        row -> new Claimed(new OutboxEvent(row.getLong("id"), row.getString("event_type"),
+                                row.getString("aggregate_type"), row.getString("aggregate_id"),
+                                parse(row.getString("payload")), row.getInt("attempts"),
+                                SqlRows.instant(row, "created_at")), row.getString("traceparent")),
+                        leaseEnd, token, now, limit)
+                .stream()
+                .sorted(Comparator.comparingLong(claimed -> claimed.event().id()))
                 .toList();
     }
 
     /** @return whether this claim still held the event */
     @Transactional(Transactional.TxType.MANDATORY)
     boolean markDone(long id, UUID token, Instant now) {
-        return em.createNativeQuery("""
-                        UPDATE outbox_events SET status = 'DONE', processed_at = :now, claim_token = NULL
-                         WHERE id = :id AND status = 'PENDING' AND claim_token = :token""")
-                .setParameter("now", now)
-                .setParameter("id", id)
-                .setParameter("token", token)
-                .executeUpdate() == 1;
+        return sql.update("""
+                UPDATE outbox_events SET status = 'DONE', processed_at = ?::timestamptz, claim_token = NULL
+                 WHERE id = ? AND status = 'PENDING' AND claim_token = ?""", now, id, token) == 1;
     }
 
     /** @return whether this claim still held the event */
     @Transactional(Transactional.TxType.MANDATORY)
     boolean markFailed(long id, UUID token, String error, Instant nextAttemptAt, boolean dead) {
-        return em.createNativeQuery("""
-                        UPDATE outbox_events
-                           SET status = :status, last_error = :error, next_attempt_at = :next, claim_token = NULL
-                         WHERE id = :id AND status = 'PENDING' AND claim_token = :token""")
-                .setParameter("status", dead ? "DEAD" : "PENDING")
-                .setParameter("error", error)
-                .setParameter("next", nextAttemptAt)
-                .setParameter("id", id)
-                .setParameter("token", token)
-                .executeUpdate() == 1;
+        return sql.update("""
+                UPDATE outbox_events
+                   SET status = ?, last_error = ?, next_attempt_at = ?::timestamptz, claim_token = NULL
+                 WHERE id = ? AND status = 'PENDING' AND claim_token = ?""",
+                dead ? "DEAD" : "PENDING", error, nextAttemptAt, id, token) == 1;
     }
 
     /**
@@ -100,24 +83,18 @@ class OutboxRows {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     int release(List<Long> ids, UUID token, Instant now) {
-        return em.createNativeQuery("""
-                        UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at = :now, claim_token = NULL
-                         WHERE id IN (:ids) AND status = 'PENDING' AND claim_token = :token""")
-                .setParameter("now", now)
-                .setParameter("ids", ids)
-                .setParameter("token", token)
-                .executeUpdate();
+        return sql.update("""
+                UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at = ?::timestamptz, claim_token = NULL
+                 WHERE id = ANY(?) AND status = 'PENDING' AND claim_token = ?""",
+                now, ids.toArray(Long[]::new), token);
     }
 
     /** A DEAD event becomes due now with all its attempts back; any other state is left alone. */
     @Transactional(Transactional.TxType.MANDATORY)
     boolean revive(long id, Instant now) {
-        return em.createNativeQuery("""
-                        UPDATE outbox_events SET status = 'PENDING', attempts = 0, next_attempt_at = :now
-                         WHERE id = :id AND status = 'DEAD'""")
-                .setParameter("now", now)
-                .setParameter("id", id)
-                .executeUpdate() == 1;
+        return sql.update("""
+                UPDATE outbox_events SET status = 'PENDING', attempts = 0, next_attempt_at = ?::timestamptz
+                 WHERE id = ? AND status = 'DEAD'""", now, id) == 1;
     }
 
     private JsonNode parse(String payload) {

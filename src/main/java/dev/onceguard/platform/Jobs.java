@@ -3,6 +3,8 @@ package dev.onceguard.platform;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,7 +26,8 @@ import java.util.function.Supplier;
 
 /**
  * Runs a scheduled job's body and keeps its record: one {@code job_runs} row per run (start, end, outcome, counts,
- * replica), its duration, and the time of its last success for the "job has not succeeded" alert.
+ * replica), its duration, and the time of its last success for the "job has not succeeded" alert. Each run is a
+ * trace of its own (one span), which the work it resumes links to.
  */
 @ApplicationScoped
 @Startup
@@ -46,10 +49,12 @@ public class Jobs {
     /** Per job, the cause of its failing runs since its last success. */
     private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
     private final EntityManager em;
+    private final TraceContexts traces;
 
     public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry,
-                EntityManager em) {
+                EntityManager em, TraceContexts traces) {
         this.em = em;
+        this.traces = traces;
         this.replica = replicaId.orElseGet(Jobs::hostName);
         this.registry = registry;
         for (String job : ALL) {
@@ -99,6 +104,11 @@ public class Jobs {
     }
 
     private Finished execute(String job, boolean recordEmptyRuns, boolean identified, LongFunction<Map<String, Long>> body) {
+        return traces.jobRun(job, () -> recorded(job, recordEmptyRuns, identified, body));
+    }
+
+    private Finished recorded(String job, boolean recordEmptyRuns, boolean identified,
+                              LongFunction<Map<String, Long>> body) {
         Instant started = Instant.now();
         Long runId = null;
         try {
@@ -118,6 +128,7 @@ public class Jobs {
             Instant finished = Instant.now();
             timer(job).record(Duration.between(started, finished));
             String error = e.getClass().getSimpleName() + ": " + e.getMessage();
+            Span.current().setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
             boolean recorded = recordFailure(runId, job, started, finished, error);
             logFailure(job, e, recorded);
             return new Finished(JobRun.Outcome.FAILED, Map.of(), error);

@@ -1,12 +1,11 @@
 package dev.onceguard.sandbox;
 
 import dev.onceguard.platform.Draining;
+import dev.onceguard.platform.SqlRows;
+import dev.onceguard.platform.TraceContexts;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 
 import java.net.URI;
@@ -22,7 +21,8 @@ import java.util.concurrent.CompletableFuture;
  * with {@code FOR UPDATE SKIP LOCKED} and a lease (so replicas never send the same claim twice and a crashed sender's
  * rows come back), commits, sends its copies concurrently outside any transaction, then records each result: delivered,
  * due again after an exponential backoff, or DEAD after the configured number of attempts. Events go out one after
- * the other in due order, so a stale event scheduled later is also sent later.
+ * the other in due order, so a stale event scheduled later is also sent later. Each run is a trace of its own; each
+ * copy goes out in the trace of the payment that caused it (the context stored with the copy), linked to the run.
  */
 @ApplicationScoped
 public class SandboxDeliveryWorker {
@@ -34,31 +34,37 @@ public class SandboxDeliveryWorker {
         }
     }
 
-    record Claimed(long id, String eventId, SandboxEventType type, String paymentId, String body, int attempts) {
+    record Claimed(long id, String eventId, SandboxEventType type, String paymentId, String body, int attempts,
+                   String traceparent) {
     }
 
     static final Duration MAX_BACKOFF = Duration.ofHours(1);
     private static final Logger LOG = Logger.getLogger(SandboxDeliveryWorker.class);
 
-    private final EntityManager em;
+    static final String JOB = "sandbox-webhook-delivery";
+
+    private final SqlRows sql;
     private final SandboxWebhookSender sender;
     private final SandboxConfig config;
     private final Draining draining;
+    private final TraceContexts traces;
 
-    public SandboxDeliveryWorker(EntityManager em, SandboxWebhookSender sender, SandboxConfig config, Draining draining) {
-        this.em = em;
+    public SandboxDeliveryWorker(SqlRows sql, SandboxWebhookSender sender, SandboxConfig config, Draining draining,
+                                 TraceContexts traces) {
+        this.sql = sql;
+        this.traces = traces;
         this.draining = draining;
         this.sender = sender;
         this.config = config;
     }
 
-    @Scheduled(identity = "sandbox-webhook-delivery", every = "${onceguard.sandbox.delivery-every}",
+    @Scheduled(identity = JOB, every = "${onceguard.sandbox.delivery-every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
         if (!config.enabled()) {
             return;
         }
-        Run run = deliverDue(config.webhookUrl(), Clock.systemUTC());
+        Run run = traces.jobRun(JOB, () -> deliverDue(config.webhookUrl(), Clock.systemUTC()));
         if (run.events() > 0) {
             LOG.debugf("sandbox webhook delivery: %s", run);
         }
@@ -77,7 +83,7 @@ public class SandboxDeliveryWorker {
             }
             Instant sentAt = now(clock);
             List<CompletableFuture<SandboxWebhookSender.Attempt>> attempts = copies.stream()
-                    .map(c -> sender.send(target, c.eventId(), c.body(), sentAt)).toList();
+                    .map(c -> sender.send(target, c.eventId(), c.body(), sentAt, c.traceparent())).toList();
             CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new)).join();
             total = total.plus(record(copies, attempts.stream().map(CompletableFuture::join).toList(), now(clock)));
         }
@@ -90,28 +96,26 @@ public class SandboxDeliveryWorker {
      */
     private List<Claimed> claimNextEvent(Instant now) {
         return QuarkusTransaction.requiringNew().call(() -> {
-            @SuppressWarnings("unchecked")
-            List<Object[]> rows = em.createNativeQuery("""
+            List<Claimed> claimed = sql.list("""
                             WITH next_event AS (
                                 SELECT event_id FROM sandbox_webhook_deliveries
-                                 WHERE status = 'PENDING' AND next_attempt_at <= :now
+                                 WHERE status = 'PENDING' AND next_attempt_at <= ?::timestamptz
                                  ORDER BY next_attempt_at, id
                                  LIMIT 1
                                  FOR UPDATE SKIP LOCKED),
                             due_copies AS (
                                 SELECT c.id FROM sandbox_webhook_deliveries c JOIN next_event USING (event_id)
-                                 WHERE c.status = 'PENDING' AND c.next_attempt_at <= :now
+                                 WHERE c.status = 'PENDING' AND c.next_attempt_at <= ?::timestamptz
                                  FOR UPDATE OF c SKIP LOCKED)
                             UPDATE sandbox_webhook_deliveries d
-                               SET attempts = d.attempts + 1, next_attempt_at = :leaseUntil
+                               SET attempts = d.attempts + 1, next_attempt_at = ?::timestamptz
                               FROM due_copies
                              WHERE d.id = due_copies.id
-                            RETURNING d.id, d.event_id, d.event_type, d.payment_id, d.body, d.attempts""")
-                    .setParameter("now", now)
-                    .setParameter("leaseUntil", now.plus(config.deliveryTimeout().multipliedBy(2)))
-                    .getResultList();
-            List<Claimed> claimed = rows.stream().map(r -> new Claimed(((Number) r[0]).longValue(), (String) r[1],
-                    SandboxEventType.of((String) r[2]), (String) r[3], (String) r[4], ((Number) r[5]).intValue())).toList();
+                            RETURNING d.id, d.event_id, d.event_type, d.payment_id, d.body, d.attempts, d.traceparent""",
+                    row -> new Claimed(row.getLong("id"), row.getString("event_id"),
+                            SandboxEventType.of(row.getString("event_type")), row.getString("payment_id"),
+                            row.getString("body"), row.getInt("attempts"), row.getString("traceparent")),
+                    now, now, now.plus(config.deliveryTimeout().multipliedBy(2)));
             if (!claimed.isEmpty()) {
                 settlePayment(claimed.get(0), now);
             }
@@ -122,12 +126,8 @@ public class SandboxDeliveryWorker {
     /** The provider's payment reaches the final state its event announces when that event falls due. */
     private void settlePayment(Claimed event, Instant now) {
         if (event.type().settles != null) {
-            em.createNativeQuery("UPDATE sandbox_payments SET status = :status, updated_at = :now"
-                            + " WHERE id = :id AND status = 'PENDING'")
-                    .setParameter("status", event.type().settles.name())
-                    .setParameter("now", now)
-                    .setParameter("id", event.paymentId())
-                    .executeUpdate();
+            sql.update("UPDATE sandbox_payments SET status = ?, updated_at = ?::timestamptz"
+                    + " WHERE id = ? AND status = 'PENDING'", event.type().settles.name(), now, event.paymentId());
         }
     }
 
@@ -157,26 +157,17 @@ public class SandboxDeliveryWorker {
     // taken again by another run is left to that run.
 
     private int finish(Claimed copy, String status, Instant deliveredAt, String error) {
-        return em.createNativeQuery("UPDATE sandbox_webhook_deliveries"
-                        + " SET status = :status, delivered_at = :deliveredAt, last_error = :error"
-                        + " WHERE id = :id AND attempts = :attempts AND status = 'PENDING'")
-                .unwrap(NativeQuery.class)
-                .setParameter("status", status)
-                .setParameter("deliveredAt", deliveredAt, StandardBasicTypes.INSTANT)
-                .setParameter("error", error, StandardBasicTypes.STRING)
-                .setParameter("id", copy.id())
-                .setParameter("attempts", copy.attempts())
-                .executeUpdate();
+        return sql.update("""
+                UPDATE sandbox_webhook_deliveries SET status = ?, delivered_at = ?::timestamptz, last_error = ?::text
+                 WHERE id = ? AND attempts = ? AND status = 'PENDING'""",
+                status, deliveredAt, error, copy.id(), copy.attempts());
     }
 
     private int retryLater(Claimed copy, Instant nextAttemptAt, String error) {
-        return em.createNativeQuery("UPDATE sandbox_webhook_deliveries SET next_attempt_at = :next, last_error = :error"
-                        + " WHERE id = :id AND attempts = :attempts AND status = 'PENDING'")
-                .setParameter("next", nextAttemptAt)
-                .setParameter("error", error)
-                .setParameter("id", copy.id())
-                .setParameter("attempts", copy.attempts())
-                .executeUpdate();
+        return sql.update("""
+                UPDATE sandbox_webhook_deliveries SET next_attempt_at = ?::timestamptz, last_error = ?::text
+                 WHERE id = ? AND attempts = ? AND status = 'PENDING'""",
+                nextAttemptAt, error, copy.id(), copy.attempts());
     }
 
     /** {@code delivery-backoff × 2^(attempts − 1)}, at most {@link #MAX_BACKOFF}. */

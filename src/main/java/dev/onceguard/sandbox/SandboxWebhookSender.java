@@ -1,6 +1,8 @@
 package dev.onceguard.sandbox;
 
+import dev.onceguard.platform.HttpClientSpans;
 import dev.onceguard.platform.StandardWebhooksSignature;
+import dev.onceguard.platform.TraceContexts;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.net.URI;
@@ -12,7 +14,10 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-/** POSTs one webhook delivery, signed with the Standard Webhooks headers; any 2xx answer counts as delivered. */
+/**
+ * POSTs one webhook delivery, signed with the Standard Webhooks headers, in the trace of the payment that caused it;
+ * any 2xx answer counts as delivered.
+ */
 @ApplicationScoped
 public class SandboxWebhookSender {
 
@@ -23,10 +28,12 @@ public class SandboxWebhookSender {
     private final SandboxWebhookSecret secret;
     private final SandboxConfig config;
     private final HttpClient http;
+    private final HttpClientSpans spans;
 
-    public SandboxWebhookSender(SandboxWebhookSecret secret, SandboxConfig config) {
+    public SandboxWebhookSender(SandboxWebhookSecret secret, SandboxConfig config, HttpClientSpans spans) {
         this.secret = secret;
         this.config = config;
+        this.spans = spans;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(config.deliveryTimeout())
@@ -34,7 +41,8 @@ public class SandboxWebhookSender {
                 .build();
     }
 
-    public CompletableFuture<Attempt> send(URI target, String eventId, String body, Instant now) {
+    /** @param traceparent the stored trace context of the payment the event is about (null: none known) */
+    public CompletableFuture<Attempt> send(URI target, String eventId, String body, Instant now, String traceparent) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         long timestamp = now.getEpochSecond();
         HttpRequest request = HttpRequest.newBuilder(target)
@@ -47,7 +55,8 @@ public class SandboxWebhookSender {
                         StandardWebhooksSignature.sign(eventId, timestamp, bytes, secret.value()))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
                 .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).handle((response, failure) -> {
+        return spans.sendAsync(http, request, HttpResponse.BodyHandlers.discarding(),
+                TraceContexts.continuing(traceparent)).handle((response, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;

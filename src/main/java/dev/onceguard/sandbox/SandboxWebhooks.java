@@ -3,16 +3,20 @@ package dev.onceguard.sandbox;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.Ids;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
+import dev.onceguard.platform.TraceContexts;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
 import java.time.Instant;
 import java.util.Map;
 
-/** Writes the sandbox's webhook events into its outbox, in the caller's transaction. */
+/**
+ * Writes the sandbox's webhook events into its outbox, in the caller's transaction, each delivery with the trace
+ * context of the request that caused it.
+ */
 @ApplicationScoped
 public class SandboxWebhooks {
 
@@ -33,12 +37,12 @@ public class SandboxWebhooks {
         }
     }
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final ObjectMapper json;
     private final Ids ids;
 
-    public SandboxWebhooks(EntityManager em, ObjectMapper json, Ids ids) {
-        this.em = em;
+    public SandboxWebhooks(SqlRows sql, ObjectMapper json, Ids ids) {
+        this.sql = sql;
         this.json = json;
         this.ids = ids;
     }
@@ -70,21 +74,13 @@ public class SandboxWebhooks {
 
     private void insertCopies(String eventId, String paymentId, SandboxEventType type, String body, Instant dueAt,
                               int copies) {
-        Instant now = Timestamps.now();
-        for (int copy = 1; copy <= copies; copy++) {
-            em.createNativeQuery("""
-                            INSERT INTO sandbox_webhook_deliveries (event_id, copy, payment_id, event_type, body, due_at,
-                                next_attempt_at, created_at)
-                            VALUES (:eventId, :copy, :paymentId, :type, :body, :dueAt, :dueAt, :now)""")
-                    .setParameter("eventId", eventId)
-                    .setParameter("copy", copy)
-                    .setParameter("paymentId", paymentId)
-                    .setParameter("type", type.wireName)
-                    .setParameter("body", body)
-                    .setParameter("dueAt", dueAt)
-                    .setParameter("now", now)
-                    .executeUpdate();
-        }
+        sql.update("""
+                INSERT INTO sandbox_webhook_deliveries (event_id, copy, payment_id, event_type, body, due_at,
+                    next_attempt_at, created_at, traceparent)
+                SELECT ?, copy, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::text
+                  FROM generate_series(1, ?) AS copy""",
+                eventId, paymentId, type.wireName, body, dueAt, dueAt, Timestamps.now(),
+                TraceContexts.currentTraceparent(), copies);
     }
 
     private String toJson(Object body) {

@@ -3,6 +3,7 @@ package dev.onceguard.payment.stripe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.PaymentsConfig;
+import dev.onceguard.platform.HttpClientSpans;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CreateRefund;
 import dev.onceguard.payment.provider.ProviderRefund;
@@ -72,6 +73,7 @@ public class StripePaymentProvider implements PaymentProvider {
     private final String apiVersion;
     private final Duration timeout;
     private final HttpClient http;
+    private final HttpClientSpans spans;
 
     @Inject
     public StripePaymentProvider(@ConfigProperty(name = "onceguard.stripe.api-key") Optional<String> apiKey,
@@ -80,12 +82,13 @@ public class StripePaymentProvider implements PaymentProvider {
                                  URI baseUrl,
                                  @ConfigProperty(name = "onceguard.stripe.api-version", defaultValue = PINNED_API_VERSION)
                                  String apiVersion,
-                                 PaymentsConfig payments) {
-        this(apiKey, webhookSecret, baseUrl, apiVersion, payments.providerTimeout());
+                                 PaymentsConfig payments, HttpClientSpans spans) {
+        this(apiKey, webhookSecret, baseUrl, apiVersion, payments.providerTimeout(), spans);
     }
 
     StripePaymentProvider(Optional<String> apiKey, Optional<String> webhookSecret, URI baseUrl, String apiVersion,
-                          Duration timeout) {
+                          Duration timeout, HttpClientSpans spans) {
+        this.spans = spans;
         this.apiKey = apiKey.filter(s -> !s.isBlank());
         this.webhookSecret = webhookSecret.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl;
@@ -401,7 +404,7 @@ public class StripePaymentProvider implements PaymentProvider {
         }
         HttpResponse<String> answer;
         try {
-            answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            answer = spans.send(http, request, HttpResponse.BodyHandlers.ofString());
         } catch (HttpTimeoutException e) {
             throw new ProviderOutcomeUnknown("Stripe did not answer within " + timeout, e);
         } catch (IOException e) {

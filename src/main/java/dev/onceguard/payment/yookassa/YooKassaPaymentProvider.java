@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.onceguard.payment.PaymentsConfig;
+import dev.onceguard.platform.HttpClientSpans;
 import dev.onceguard.payment.ProviderCallMetrics;
 import dev.onceguard.payment.provider.CreatePayment;
 import dev.onceguard.payment.provider.CreateRefund;
@@ -80,16 +81,19 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     private final Duration timeout;
     private final ProviderCallMetrics metrics;
     private final HttpClient http;
+    private final HttpClientSpans spans;
 
     @Inject
-    public YooKassaPaymentProvider(YooKassaConfig config, PaymentsConfig payments, ProviderCallMetrics metrics) {
+    public YooKassaPaymentProvider(YooKassaConfig config, PaymentsConfig payments, ProviderCallMetrics metrics,
+                                   HttpClientSpans spans) {
         this(config.shopId(), config.secretKey(), config.baseUrl(), config.returnUrl(), config.notificationSources(),
-                payments.providerTimeout(), metrics);
+                payments.providerTimeout(), metrics, spans);
     }
 
     YooKassaPaymentProvider(Optional<String> shopId, Optional<String> secretKey, String baseUrl,
                             Optional<String> returnUrl, List<String> notificationSources, Duration timeout,
-                            ProviderCallMetrics metrics) {
+                            ProviderCallMetrics metrics, HttpClientSpans spans) {
+        this.spans = spans;
         this.shopId = shopId.filter(s -> !s.isBlank());
         this.secretKey = secretKey.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
@@ -472,7 +476,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         }
         HttpResponse<String> answer;
         try {
-            answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            answer = spans.send(http, request, HttpResponse.BodyHandlers.ofString());
         } catch (HttpTimeoutException e) {
             throw new ProviderOutcomeUnknown("YooKassa did not answer within " + timeout, e);
         } catch (IOException e) {

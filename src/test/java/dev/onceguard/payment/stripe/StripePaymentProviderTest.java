@@ -1,5 +1,6 @@
 package dev.onceguard.payment.stripe;
 
+import dev.onceguard.platform.HttpClientSpans;
 import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.payment.provider.CreatePayment;
@@ -51,7 +52,8 @@ class StripePaymentProviderTest {
     }
 
     private static StripePaymentProvider providerAt(URI baseUrl) {
-        return new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), baseUrl, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT);
+        return new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), baseUrl, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT,
+                HttpClientSpans.untraced());
     }
 
     private static CreatePayment payment(String key) {
@@ -113,7 +115,7 @@ class StripePaymentProviderTest {
         ProviderPayment created = provider.create(payment("onceguard-pay_pinned"));
         provider.retrieve(created.providerPaymentId());
         StripePaymentProvider newer = new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), stripe.baseUrl(),
-                "2025-03-31.basil", TIMEOUT);
+                "2025-03-31.basil", TIMEOUT, HttpClientSpans.untraced());
         newer.create(payment("onceguard-pay_newer"));
 
         assertThat(stripe.requests).extracting(r -> r.headers().get("stripe-version"))
@@ -243,9 +245,9 @@ class StripePaymentProviderTest {
     void stripeIsEnabledOnlyWithBothTheApiKeyAndTheWebhookSecret() {
         URI url = URI.create("https://api.stripe.com");
         assertThat(provider.enabled()).isTrue();
-        assertThat(new StripePaymentProvider(Optional.empty(), Optional.of(SECRET), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT).enabled()).isFalse();
-        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.empty(), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT).enabled()).isFalse();
-        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.of(" "), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.empty(), Optional.of(SECRET), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, HttpClientSpans.untraced()).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.empty(), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, HttpClientSpans.untraced()).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.of(" "), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, HttpClientSpans.untraced()).enabled()).isFalse();
     }
 
     @Test

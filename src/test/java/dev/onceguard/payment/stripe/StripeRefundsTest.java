@@ -1,5 +1,6 @@
 package dev.onceguard.payment.stripe;
 
+import dev.onceguard.platform.HttpClientSpans;
 import dev.onceguard.payment.provider.WebhookRejected;
 import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -36,7 +37,8 @@ class StripeRefundsTest {
     void start() throws IOException {
         stripe = new StripeStub();
         provider = new StripePaymentProvider(Optional.of(API_KEY), Optional.of("whsec_test_endpoint_secret"),
-                stripe.baseUrl(), StripePaymentProvider.PINNED_API_VERSION, Duration.ofMillis(500));
+                stripe.baseUrl(), StripePaymentProvider.PINNED_API_VERSION, Duration.ofMillis(500),
+                HttpClientSpans.untraced());
     }
 
     @AfterEach

@@ -1,5 +1,6 @@
 package dev.onceguard.payment.yookassa;
 
+import dev.onceguard.platform.HttpClientSpans;
 import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -60,7 +61,8 @@ class YooKassaPaymentProviderTest {
 
     private YooKassaPaymentProvider providerAt(String baseUrl, Duration timeout) {
         return new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.of(YooKassaStub.SECRET_KEY),
-                baseUrl, Optional.of(RETURN_URL), PUBLISHED, timeout, new ProviderCallMetrics(registry));
+                baseUrl, Optional.of(RETURN_URL), PUBLISHED, timeout, new ProviderCallMetrics(registry),
+                HttpClientSpans.untraced());
     }
 
     private static CreatePayment payment(String key) {
@@ -155,7 +157,7 @@ class YooKassaPaymentProviderTest {
         yookassa.answerLikeYooKassa();
         YooKassaPaymentProvider wrongKey = new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID),
                 Optional.of("test_wrong_secret"), yookassa.baseUrl(), Optional.of(RETURN_URL), PUBLISHED,
-                TIMEOUT, new ProviderCallMetrics(registry));
+                TIMEOUT, new ProviderCallMetrics(registry), HttpClientSpans.untraced());
 
         assertThat(wrongKey.create(payment("onceguard-pay_wrong_key")).status()).isEqualTo(ProviderStatus.FAILED);
         assertThatThrownBy(() -> wrongKey.retrieve("23d93cac-000f-5000-8000-126628f15141"))
@@ -166,10 +168,12 @@ class YooKassaPaymentProviderTest {
     void itIsEnabledOnlyWithShopIdSecretKeyAndReturnUrl() {
         assertThat(provider.enabled()).isTrue();
         assertThat(new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.empty(), yookassa.baseUrl(),
-                Optional.of(RETURN_URL), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry)).enabled())
+                Optional.of(RETURN_URL), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry),
+                HttpClientSpans.untraced()).enabled())
                 .isFalse();
         assertThat(new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.of(YooKassaStub.SECRET_KEY),
-                yookassa.baseUrl(), Optional.of(" "), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry))
+                yookassa.baseUrl(), Optional.of(" "), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry),
+                HttpClientSpans.untraced())
                 .enabled()).isFalse();
     }
 
