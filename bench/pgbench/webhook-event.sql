@@ -15,8 +15,6 @@ WITH event AS (
            CAST('payment.succeeded' AS text) AS event_type, CAST('sbx_bench_' || (:n)::text AS text) AS provider_payment_id,
            CAST(now() AS timestamptz) AS created_at, CAST('1500.00' AS numeric) AS amount, CAST('RUB' AS text) AS currency,
            CAST('SUCCEEDED' AS text) AS target,
-           CAST('{CREATED,REQUIRES_ACTION,PENDING,UNKNOWN}' AS text[]) AS payment_sources,
-           CAST('{AWAITING_PAYMENT}' AS text[]) AS order_sources,
            CAST('webhook' AS text) AS cause, CAST('evt_' || (:tag)::text || '_' || (:n)::text AS text) AS cause_ref,
            CAST(now() AS timestamptz) AS now),
 payment AS (
@@ -32,8 +30,8 @@ inbox AS (
         payload, status, reason, payment_id, received_at, last_delivered_at, processed_at)
     SELECT e.provider, e.event_id, e.event_type, e.provider_payment_id, e.created_at,
            CAST('{"id":"evt_' || (:tag)::text || '_' || (:n)::text || '","type":"payment.succeeded","created":"2026-12-05T08:00:00Z","data":{"object":{"id":"sbx_bench_' || (:n)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB","metadata":{"order_id":"ord_bench_' || (:n)::text || '"}}}}' AS jsonb),
-           CASE WHEN p.status = ANY (e.payment_sources) THEN 'PROCESSED' ELSE 'IGNORED' END,
-           CASE WHEN p.status = ANY (e.payment_sources) THEN NULL
+           CASE WHEN p.status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') THEN 'PROCESSED' ELSE 'IGNORED' END,
+           CASE WHEN p.status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') THEN NULL
                 ELSE 'stale or repeated (payment is ' || p.status || ')' END,
            p.payment_id, e.now, e.now, e.now
       FROM event e, payment p
@@ -57,7 +55,7 @@ order_before AS (
 order_moved AS (
     UPDATE orders t SET status = 'PAID', updated_at = e.now
       FROM event e, order_before b
-     WHERE t.order_id = b.order_id AND b.status = ANY (e.order_sources)
+     WHERE t.order_id = b.order_id AND b.status IN ('AWAITING_PAYMENT')
     RETURNING t.order_id, b.status AS from_status),
 order_transition AS (
     INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at)

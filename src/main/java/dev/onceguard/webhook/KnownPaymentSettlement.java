@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A new event about a payment that already knows its provider payment id, recorded and applied in one statement
@@ -30,7 +31,7 @@ import java.util.Set;
  * open, so that the record is finished through the engine only when there is something to finish.
  * <p>
  * Any other event (no such payment yet, another amount or currency, an inbox row already there, a refund) writes
- * nothing here and is answered by {@link WebhookInbox}'s general path in the same transaction.
+ * nothing here and is answered by {@link WebhookInbox}'s general path.
  */
 @ApplicationScoped
 class KnownPaymentSettlement {
@@ -45,7 +46,6 @@ class KnownPaymentSettlement {
                        CAST(? AS text) AS provider, CAST(? AS text) AS event_id, CAST(? AS text) AS event_type,
                        CAST(? AS text) AS provider_payment_id, CAST(? AS timestamptz) AS created_at,
                        CAST(? AS numeric) AS amount, CAST(? AS text) AS currency, CAST(? AS text) AS target,
-                       CAST(? AS text[]) AS payment_sources, CAST(? AS text[]) AS order_sources,
                        CAST(? AS text) AS cause, CAST(? AS text) AS cause_ref, CAST(? AS timestamptz) AS now),
             payment AS (
                 SELECT p.payment_id, p.order_id, p.user_id, p.status, p.idempotency_record_id
@@ -59,8 +59,8 @@ class KnownPaymentSettlement {
                 INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
                     payload, status, reason, payment_id, received_at, last_delivered_at, processed_at)
                 SELECT e.provider, e.event_id, e.event_type, e.provider_payment_id, e.created_at, CAST(? AS jsonb),
-                       CASE WHEN p.status = ANY (e.payment_sources) THEN 'PROCESSED' ELSE 'IGNORED' END,
-                       CASE WHEN p.status = ANY (e.payment_sources) THEN NULL
+                       CASE WHEN p.status IN (PAYMENT_SOURCES) THEN 'PROCESSED' ELSE 'IGNORED' END,
+                       CASE WHEN p.status IN (PAYMENT_SOURCES) THEN NULL
                             ELSE 'stale or repeated (payment is ' || p.status || ')' END,
                        p.payment_id, e.now, e.now, e.now
                   FROM event e, payment p
@@ -85,7 +85,7 @@ class KnownPaymentSettlement {
             order_moved AS (
                 UPDATE orders t SET status = 'PAID', updated_at = e.now
                   FROM event e, order_before b
-                 WHERE t.order_id = b.order_id AND b.status = ANY (e.order_sources)
+                 WHERE t.order_id = b.order_id AND b.status IN (ORDER_SOURCES)
                 RETURNING t.order_id, b.status AS from_status),
             order_transition AS (
                 INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
@@ -104,15 +104,22 @@ class KnownPaymentSettlement {
              CROSS JOIN payment p
               LEFT JOIN idempotency_records r ON r.id = p.idempotency_record_id""";
 
-    private static final String[] ORDER_SOURCES = names(OrderStates.MACHINE.sourcesOf(Order.Status.PAID));
-
     private final SqlRows sql;
-    private final Map<Payment.Status, String[]> paymentSources = new EnumMap<>(Payment.Status.class);
+    /**
+     * The statement for each target state, with the states it may move from written into it: an array parameter would
+     * make PostgreSQL plan the statement again on every call (decision 0018).
+     */
+    private final Map<Payment.Status, String> statements = new EnumMap<>(Payment.Status.class);
 
     KnownPaymentSettlement(SqlRows sql) {
         this.sql = sql;
+        String orderSources = literals(OrderStates.MACHINE.sourcesOf(Order.Status.PAID));
         for (Payment.Status target : Payment.Status.values()) {
-            paymentSources.put(target, names(PaymentStates.MACHINE.sourcesOf(target)));
+            Set<Payment.Status> sources = PaymentStates.MACHINE.sourcesOf(target);
+            if (!sources.isEmpty()) {
+                statements.put(target, STATEMENT.replace("PAYMENT_SOURCES", literals(sources))
+                        .replace("ORDER_SOURCES", orderSources));
+            }
         }
     }
 
@@ -123,22 +130,23 @@ class KnownPaymentSettlement {
     }
 
     /**
-     * Records and applies the event in one statement, inside the caller's transaction, with lock waits limited to
-     * {@code lockTimeout}; empty, having written nothing, when the event is not a new one for a payment that knows
-     * its provider payment id and agrees on amount and currency.
+     * Records and applies the event in one statement, atomic on its own (the caller's transaction, or none), with
+     * lock waits limited to {@code lockTimeout}; empty, having written nothing, when the event is not a new one for a
+     * payment that knows its provider payment id and agrees on amount and currency.
      */
     Optional<Settled> settle(String provider, ProviderEvent event, String payload, Duration lockTimeout, Instant now) {
         Payment.Status target = PaymentOutcomes.statusFor(event.status());
         Cause cause = Cause.webhook(event.eventId());
-        List<Settled> settled = sql.list(STATEMENT,
+        List<Settled> settled = sql.list(statements.get(target),
                 row -> new Settled(DeliveryOutcome.valueOf(row.getString(1)), row.getString(2), row.getBoolean(3)),
                 lockTimeout.toMillis() + "ms", provider, event.eventId(), event.type(), event.providerPaymentId(),
-                event.created(), event.amount(), event.currency(), target.name(), paymentSources.get(target),
-                ORDER_SOURCES, cause.kind(), cause.ref(), now, payload, OrderSettlement.ORDER_PAID);
+                event.created(), event.amount(), event.currency(), target.name(), cause.kind(), cause.ref(), now, payload,
+                OrderSettlement.ORDER_PAID);
         return settled.stream().findFirst();
     }
 
-    private static String[] names(Set<? extends Enum<?>> states) {
-        return states.stream().map(Enum::name).toArray(String[]::new);
+    /** The states as SQL literals: enum constant names, which need no quoting beyond the quotes. */
+    private static String literals(Set<? extends Enum<?>> states) {
+        return states.stream().map(state -> "'" + state.name() + "'").sorted().collect(Collectors.joining(", "));
     }
 }

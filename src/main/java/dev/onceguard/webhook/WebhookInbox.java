@@ -117,7 +117,8 @@ public class WebhookInbox {
         String payload = storable(body);
         Received received;
         try {
-            received = QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload));
+            received = settledInOneStatement(provider, event, payload).orElseGet(() ->
+                    QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload)));
         } catch (RuntimeException e) {
             metrics.count(provider, DeliveryOutcome.FAILED);
             String error = describe(e);
@@ -203,29 +204,35 @@ public class WebhookInbox {
     }
 
     /**
-     * A new event for a payment that knows its provider payment id is recorded and applied by one statement
-     * ({@link KnownPaymentSettlement}); its payment's idempotency record, when still open, is then finished through
-     * the engine. Any other delivery takes the inbox row first: inserted, the event is this delivery's to apply;
-     * already there, the row is locked and its status says whether it is a duplicate (settled) or to be applied again
-     * (failed, parked, or received by a delivery whose transaction rolled back). A concurrent first delivery of the
-     * same event makes the insert wait until it commits. The first statement bounds every lock wait of the
-     * transaction (see {@link #limitLockWaits}).
+     * A new event for a payment that knows its provider payment id, recorded and applied by one statement that is
+     * atomic on its own, without a transaction around it ({@link KnownPaymentSettlement}); empty, nothing written, for
+     * any other delivery. When the statement found the payment's idempotency record still open, the record is then
+     * finished through the engine in a transaction of its own: a crash in between leaves the record open, as a
+     * webhook that arrives while the record is held does, for its holder or lease recovery to finish.
+     */
+    private Optional<Received> settledInOneStatement(String provider, ProviderEvent event, String payload) {
+        if (!KnownPaymentSettlement.applies(event)) {
+            return Optional.empty();
+        }
+        return knownPayments.settle(provider, event, payload, lockTimeout, Timestamps.now()).map(settled -> {
+            Instant decidedAt = Instant.now();
+            if (settled.outcome() == DeliveryOutcome.PROCESSED && settled.recordOpen()) {
+                QuarkusTransaction.requiringNew().run(() ->
+                        payments.finishSettled(settled.paymentId(), Cause.webhook(event.eventId())));
+            }
+            metrics.countEvent(provider, settled.outcome());
+            return new Received(settled.outcome(), settled.outcome().name(), false, decidedAt);
+        });
+    }
+
+    /**
+     * The inbox row first: inserted, the event is this delivery's to apply; already there, the row is locked and its
+     * status says whether it is a duplicate (settled) or to be applied again (failed, parked, or received by a
+     * delivery whose transaction rolled back). A concurrent first delivery of the same event makes the insert wait
+     * until it commits. The same statement bounds every lock wait of the transaction (see {@link #limitLockWaits}).
      */
     private Received recordAndApply(String provider, ProviderEvent event, String payload) {
         Instant now = Timestamps.now();
-        if (KnownPaymentSettlement.applies(event)) {
-            Optional<KnownPaymentSettlement.Settled> settled = knownPayments.settle(provider, event, payload,
-                    lockTimeout, now);
-            if (settled.isPresent()) {
-                Instant decidedAt = Instant.now();
-                DeliveryOutcome outcome = settled.get().outcome();
-                if (outcome == DeliveryOutcome.PROCESSED && settled.get().recordOpen()) {
-                    payments.finishSettled(settled.get().paymentId(), Cause.webhook(event.eventId()));
-                }
-                metrics.countEvent(provider, outcome);
-                return new Received(outcome, outcome.name(), false, decidedAt);
-            }
-        }
         List<Long> inserted = sql.list("""
                         INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
                             payload, status, received_at, last_delivered_at)
