@@ -1,14 +1,13 @@
 -- The statements the service sends for one new webhook event (a signed payment.succeeded for a PENDING payment whose
--- order awaits payment), in one transaction, as webhook.KnownPaymentSettlement sends them (decision 0037): one
+-- order awaits payment), as webhook.KnownPaymentSettlement sends them (decision 0037): one
 -- statement finds and locks the payment with the event's amount and currency as conditions, inserts the inbox row
 -- already decided, moves the payment and the order, writes both transitions and the ORDER_PAID outbox row, and reads
 -- whether the payment's idempotency record is still open (it is not: the sandbox answered the payment's creation, so
--- the engine is not called); then COMMIT.
+-- the engine is not called). One statement is atomic on its own: the service sends no BEGIN or COMMIT around it.
 -- Not here: the delivery log row, which the service writes later in one batch per second.
 -- Which payment: the next of a sequence the benchmark starts after the service's own (bench_pgbench_payment), fetched
 -- by one more statement; -D tag=T names the events.
 SELECT lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n \gset
-BEGIN;
 WITH event AS (
     SELECT set_config('lock_timeout', '2000ms', true) AS lock_timeout,
            CAST('sandbox' AS text) AS provider, CAST('evt_' || (:tag)::text || '_' || (:n)::text AS text) AS event_id,
@@ -72,4 +71,3 @@ SELECT i.status, p.payment_id, r.status = 'PROCESSING' AS record_open
   FROM inbox i
  CROSS JOIN payment p
   LEFT JOIN idempotency_records r ON r.id = p.idempotency_record_id;
-COMMIT;
