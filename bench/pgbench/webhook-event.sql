@@ -1,58 +1,75 @@
 -- The statements the service sends for one new webhook event (a signed payment.succeeded for a PENDING payment whose
--- order awaits payment), in one transaction, as webhook.WebhookInbox, payment.PaymentRows, platform.StateMachine,
--- checkout.OrderSettlement, outbox.Outbox, payment.PaymentService.finishSettled and idempotency.PostgresIdempotencyStore
--- send them:
---   1. the inbox row, ON CONFLICT DO NOTHING, with the transaction's lock timeout set in the same statement;
---   2. the payment, by provider payment id;
---   3.-4. the payment's move to SUCCEEDED (a conditional UPDATE of the locked row) and its transition;
---   5.-6. the order's move to PAID and its transition;
---   7. the ORDER_PAID outbox row;
---   8.-9. the payment read again and the operation's idempotency record completed unless already finished (it is:
---      the sandbox answered the payment's creation, so the UPDATE changes nothing);
---   10. the inbox row's outcome.
+-- order awaits payment), as webhook.KnownPaymentSettlement sends them (decision 0037): one
+-- statement finds and locks the payment with the event's amount and currency as conditions, inserts the inbox row
+-- already decided, moves the payment and the order, writes both transitions and the ORDER_PAID outbox row, and reads
+-- whether the payment's idempotency record is still open (it is not: the sandbox answered the payment's creation, so
+-- the engine is not called). One statement is atomic on its own: the service sends no BEGIN or COMMIT around it.
 -- Not here: the delivery log row, which the service writes later in one batch per second.
 -- Which payment: the next of a sequence the benchmark starts after the service's own (bench_pgbench_payment), fetched
 -- by one more statement; -D tag=T names the events.
 SELECT lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n \gset
-BEGIN;
-INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at, payload, status,
-    received_at, last_delivered_at)
-SELECT 'sandbox', 'evt_' || (:tag)::text || '_' || (:n)::text, 'payment.succeeded', 'sbx_bench_' || (:n)::text, now(),
-    CAST('{"id":"evt_' || (:tag)::text || '_' || (:n)::text || '","type":"payment.succeeded","created":"2026-12-05T08:00:00Z","data":{"object":{"id":"sbx_bench_' || (:n)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB","metadata":{"order_id":"ord_bench_' || (:n)::text || '"}}}}' AS jsonb),
-    'RECEIVED', now(), now()
-  FROM (SELECT set_config('lock_timeout', '2000ms', true)) AS lock_waits
-ON CONFLICT (provider, event_id) DO NOTHING
-RETURNING id \gset inbox_
-SELECT payment_id, order_id, user_id, status, amount, currency, provider, provider_idempotency_key,
-       provider_payment_id, payment_method_token, idempotency_record_id, created_at
-  FROM payments WHERE provider = 'sandbox' AND provider_payment_id = 'sbx_bench_' || (:n)::text;
-UPDATE payments t SET status = 'SUCCEEDED', updated_at = now()
-  FROM (SELECT payment_id, status FROM payments WHERE payment_id = 'pay_bench_' || (:n)::text FOR UPDATE) old
- WHERE t.payment_id = old.payment_id AND old.status IN ('CREATED', 'REQUIRES_ACTION', 'PENDING', 'UNKNOWN')
-RETURNING old.status;
-INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at)
-VALUES ('payment', 'pay_bench_' || (:n)::text, 'PENDING', 'SUCCEEDED', 'webhook', 'evt_' || (:tag)::text || '_' || (:n)::text, now());
-UPDATE orders t SET status = 'PAID', updated_at = now()
-  FROM (SELECT order_id, status FROM orders WHERE order_id = 'ord_bench_' || (:n)::text FOR UPDATE) old
- WHERE t.order_id = old.order_id AND old.status IN ('AWAITING_PAYMENT')
-RETURNING old.status;
-INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at)
-VALUES ('order', 'ord_bench_' || (:n)::text, 'AWAITING_PAYMENT', 'PAID', 'webhook', 'evt_' || (:tag)::text || '_' || (:n)::text, now());
-INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at)
-VALUES ('ORDER_PAID', 'order', 'ord_bench_' || (:n)::text,
-        CAST('{"orderId":"ord_bench_' || (:n)::text || '","paymentId":"pay_bench_' || (:n)::text || '","userId":"u-bench"}' AS jsonb),
-        now(), now())
-ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING;
-SELECT payment_id, order_id, user_id, status, amount, currency, provider, provider_idempotency_key,
-       provider_payment_id, payment_method_token, idempotency_record_id, created_at
-  FROM payments WHERE payment_id = 'pay_bench_' || (:n)::text;
-UPDATE idempotency_records
-   SET status = 'COMPLETED', recovery_point = 'finished', lease_expires_at = NULL, response_status = 201,
-       response_headers = CAST('{}' AS jsonb), response_body = '\x7b7d', resource_type = 'payment',
-       resource_id = 'pay_bench_' || (:n)::text, completed_at = now(), expires_at = now() + interval '1 day'
- WHERE id = (SELECT idempotency_record_id FROM payments WHERE payment_id = 'pay_bench_' || (:n)::text)
-   AND status = 'PROCESSING' AND lease_expires_at <= now();
-UPDATE webhook_inbox SET status = 'PROCESSED', reason = NULL, last_error = NULL, payment_id = 'pay_bench_' || (:n)::text,
-       processed_at = now()
- WHERE id = (:inbox_id)::bigint;
-COMMIT;
+WITH event AS (
+    SELECT set_config('lock_timeout', '2000ms', true) AS lock_timeout,
+           CAST('sandbox' AS text) AS provider, CAST('evt_' || (:tag)::text || '_' || (:n)::text AS text) AS event_id,
+           CAST('payment.succeeded' AS text) AS event_type, CAST('sbx_bench_' || (:n)::text AS text) AS provider_payment_id,
+           CAST(now() AS timestamptz) AS created_at, CAST('1500.00' AS numeric) AS amount, CAST('RUB' AS text) AS currency,
+           CAST('SUCCEEDED' AS text) AS target,
+           CAST('webhook' AS text) AS cause, CAST('evt_' || (:tag)::text || '_' || (:n)::text AS text) AS cause_ref,
+           CAST(now() AS timestamptz) AS now),
+payment AS (
+    SELECT p.payment_id, p.order_id, p.user_id, p.status, p.idempotency_record_id
+      FROM event e
+      JOIN payments p ON p.provider = e.provider AND p.provider_payment_id = e.provider_payment_id
+                     AND p.amount = e.amount AND p.currency = e.currency
+     WHERE NOT EXISTS (SELECT 1 FROM webhook_inbox i WHERE i.provider = e.provider AND i.event_id = e.event_id)
+     LIMIT 1
+       FOR UPDATE OF p),
+inbox AS (
+    INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
+        payload, status, reason, payment_id, received_at, last_delivered_at, processed_at)
+    SELECT e.provider, e.event_id, e.event_type, e.provider_payment_id, e.created_at,
+           CAST('{"id":"evt_' || (:tag)::text || '_' || (:n)::text || '","type":"payment.succeeded","created":"2026-12-05T08:00:00Z","data":{"object":{"id":"sbx_bench_' || (:n)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB","metadata":{"order_id":"ord_bench_' || (:n)::text || '"}}}}' AS jsonb),
+           CASE WHEN p.status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') THEN 'PROCESSED' ELSE 'IGNORED' END,
+           CASE WHEN p.status IN ('CREATED', 'PENDING', 'REQUIRES_ACTION', 'UNKNOWN') THEN NULL
+                ELSE 'stale or repeated (payment is ' || p.status || ')' END,
+           p.payment_id, e.now, e.now, e.now
+      FROM event e, payment p
+    ON CONFLICT (provider, event_id) DO NOTHING
+    RETURNING status),
+payment_moved AS (
+    UPDATE payments t SET status = e.target, updated_at = e.now
+      FROM event e, payment p, inbox i
+     WHERE t.payment_id = p.payment_id AND i.status = 'PROCESSED'
+    RETURNING t.payment_id, t.order_id, t.user_id, p.status AS from_status),
+payment_transition AS (
+    INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at)
+    SELECT 'payment', m.payment_id, m.from_status, e.target, e.cause, e.cause_ref, e.now
+      FROM event e, payment_moved m),
+order_before AS (
+    SELECT o.order_id, o.status
+      FROM event e, payment_moved m
+      JOIN orders o ON o.order_id = m.order_id
+     WHERE e.target = 'SUCCEEDED'
+       FOR UPDATE OF o),
+order_moved AS (
+    UPDATE orders t SET status = 'PAID', updated_at = e.now
+      FROM event e, order_before b
+     WHERE t.order_id = b.order_id AND b.status IN ('AWAITING_PAYMENT')
+    RETURNING t.order_id, b.status AS from_status),
+order_transition AS (
+    INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref, occurred_at)
+    SELECT 'order', o.order_id, o.from_status, 'PAID', e.cause, e.cause_ref, e.now
+      FROM event e, order_moved o),
+announced AS (
+    INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at,
+        traceparent)
+    SELECT 'ORDER_PAID', 'order', o.order_id,
+           jsonb_build_object('orderId', o.order_id, 'paymentId', m.payment_id, 'userId', m.user_id),
+           e.now, e.now, NULL
+      FROM event e, order_moved o, payment_moved m
+    ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING)
+SELECT i.status, p.payment_id,
+       EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = p.idempotency_record_id AND r.status = 'PROCESSING')
+           AS record_open
+  FROM inbox i
+ CROSS JOIN payment p;

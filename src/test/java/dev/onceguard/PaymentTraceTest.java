@@ -62,7 +62,9 @@ class PaymentTraceTest {
                 && "/api/orders/{orderId}/payments".equals(span.getAttributes().get(ROUTE))
                 && attributeContains(span, orderId)).getTraceId();
 
-        SpanData sandboxCall = awaitSpan(inTrace(traceId, SpanKind.CLIENT, "/sandbox/v1/payments"));
+        // the create, not the listing of the order's payments that an attempt makes first (decision 0045)
+        SpanData sandboxCall = awaitSpan(inTrace(traceId, SpanKind.CLIENT, "/sandbox/v1/payments")
+                .and(span -> "POST".equals(span.getAttributes().get(AttributeKey.stringKey("http.request.method")))));
         SpanData sandboxServer = awaitSpan(span -> span.getKind() == SpanKind.SERVER
                 && span.getTraceId().equals(traceId) && span.getParentSpanId().equals(sandboxCall.getSpanId()));
 

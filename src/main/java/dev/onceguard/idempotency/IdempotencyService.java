@@ -618,6 +618,15 @@ public class IdempotencyService {
     }
 
     /**
+     * A SQL condition, true when the record whose id is {@code recordId} (an expression of the caller's statement) is
+     * still open: for a statement that settles an operation's subject and must learn, in the same round trip, whether
+     * the engine has the record to finish. Only the engine's own text names its table.
+     */
+    public static String recordOpenCondition(String recordId) {
+        return "EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = " + recordId + " AND r.status = 'PROCESSING')";
+    }
+
+    /**
      * The ids of PROCESSING records whose lease has expired and whose operation asked no longer wait, oldest lease
      * first, for lease recovery to {@link #resume}.
      */

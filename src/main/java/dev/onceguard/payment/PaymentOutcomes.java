@@ -56,13 +56,7 @@ public class PaymentOutcomes {
                 && rows.learnProviderPaymentId(payment.paymentId(), providerPaymentId)) {
             learned.fire(new ProviderPaymentIdLearned(payment.paymentId(), payment.provider(), providerPaymentId));
         }
-        Payment.Status target = switch (status) {
-            case PENDING -> Payment.Status.PENDING;
-            case REQUIRES_ACTION -> Payment.Status.REQUIRES_ACTION;
-            case SUCCEEDED -> Payment.Status.SUCCEEDED;
-            case FAILED -> Payment.Status.FAILED;
-            case CANCELED -> Payment.Status.CANCELED;
-        };
+        Payment.Status target = statusFor(status);
         boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId(), target, cause, now).isPresent();
         if (moved && failureReason != null && (target == Payment.Status.FAILED || target == Payment.Status.CANCELED)) {
             rows.recordFailureReason(payment.paymentId(), failureReason);
@@ -78,6 +72,17 @@ public class PaymentOutcomes {
             LOG.infof("payment %s -> %s (%s) order=%s", payment.paymentId(), target, cause, payment.orderId());
         }
         return moved;
+    }
+
+    /** The state a payment moves to when its provider says {@code status}. */
+    public static Payment.Status statusFor(ProviderStatus status) {
+        return switch (status) {
+            case PENDING -> Payment.Status.PENDING;
+            case REQUIRES_ACTION -> Payment.Status.REQUIRES_ACTION;
+            case SUCCEEDED -> Payment.Status.SUCCEEDED;
+            case FAILED -> Payment.Status.FAILED;
+            case CANCELED -> Payment.Status.CANCELED;
+        };
     }
 
     /** The provider's answer did not arrive: the attempt is UNKNOWN until the provider says otherwise. */

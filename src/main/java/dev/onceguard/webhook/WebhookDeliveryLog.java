@@ -1,7 +1,7 @@
 package dev.onceguard.webhook;
 
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.WriteBehind;
-import io.agroal.api.AgroalDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.context.api.ManagedExecutorConfig;
@@ -11,9 +11,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.context.ManagedExecutor;
 import org.eclipse.microprofile.context.ThreadContext;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -47,18 +44,18 @@ public class WebhookDeliveryLog {
     private record Redeliveries(int count, Instant lastAt) {
     }
 
-    private final AgroalDataSource dataSource;
+    private final SqlRows sql;
     /** Off in tests: each delivery is then written before it is answered, so that what a test reads is what it sent. */
     private final boolean batchesByTime;
     private final WriteBehind<Delivery> batches;
 
     /** @param workers Quarkus's worker pool, carrying none of the delivery's contexts over to the flush */
-    public WebhookDeliveryLog(AgroalDataSource dataSource,
+    public WebhookDeliveryLog(SqlRows sql,
                               @ManagedExecutorConfig(propagated = {}, cleared = ThreadContext.ALL_REMAINING)
                               ManagedExecutor workers,
                               @ConfigProperty(name = "onceguard.webhooks.delivery-log.flush-every") String flushEvery,
                               @ConfigProperty(name = "onceguard.webhooks.delivery-log.batch-rows") int batchRows) {
-        this.dataSource = dataSource;
+        this.sql = sql;
         this.batchesByTime = !"off".equals(flushEvery);
         this.batches = new WriteBehind<>("webhook delivery log", workers, batchRows, batchesByTime, this::write);
     }
@@ -93,9 +90,10 @@ public class WebhookDeliveryLog {
     }
 
     /**
-     * The counts first, per event in (provider, event id) order, so that two replicas flushing at once lock the
-     * inbox rows in the same order; then the rows. A delivery whose event retention has meanwhile deleted writes
-     * nothing. Committed without waiting for the disk, as the request log's batches are: a crash may lose it anyway.
+     * One statement: the counts first, per event in (provider, event id) order, so that two replicas flushing at once
+     * lock the inbox rows in the same order; then the rows. A delivery whose event retention has meanwhile deleted
+     * writes nothing. Committed without waiting for the disk, as the request log's batches are: a crash may lose it
+     * anyway.
      */
     private void write(List<Delivery> batch) {
         Map<Event, Redeliveries> counts = new TreeMap<>();
@@ -105,43 +103,30 @@ public class WebhookDeliveryLog {
                         (a, b) -> new Redeliveries(a.count() + b.count(), a.lastAt().isAfter(b.lastAt()) ? a.lastAt() : b.lastAt()));
             }
         }
-        try (Connection connection = dataSource.getConnection()) {
-            try (PreparedStatement settings = connection.prepareStatement(
-                    "SELECT set_config('synchronous_commit', 'off', true)")) {
-                settings.executeQuery().close();
-            }
-            if (!counts.isEmpty()) {
-                try (PreparedStatement count = connection.prepareStatement("""
-                        UPDATE webhook_inbox i
-                           SET delivery_count = i.delivery_count + c.deliveries,
-                               last_delivered_at = GREATEST(i.last_delivered_at, c.last_at)
-                          FROM unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[])
-                               AS c(provider, event_id, deliveries, last_at)
-                         WHERE i.provider = c.provider AND i.event_id = c.event_id""")) {
-                    count.setArray(1, connection.createArrayOf("text", counts.keySet().stream().map(Event::provider).toArray()));
-                    count.setArray(2, connection.createArrayOf("text", counts.keySet().stream().map(Event::eventId).toArray()));
-                    count.setArray(3, connection.createArrayOf("integer", counts.values().stream().map(Redeliveries::count).toArray()));
-                    count.setArray(4, connection.createArrayOf("timestamptz",
-                            counts.values().stream().map(r -> r.lastAt().toString()).toArray()));
-                    count.executeUpdate();
-                }
-            }
-            try (PreparedStatement rows = connection.prepareStatement("""
-                    INSERT INTO webhook_deliveries (inbox_id, delivered_at, outcome, http_status)
-                    SELECT i.id, d.delivered_at, d.outcome, d.http_status
-                      FROM unnest(?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
-                           AS d(provider, event_id, delivered_at, outcome, http_status)
-                      JOIN webhook_inbox i ON i.provider = d.provider AND i.event_id = d.event_id""")) {
-                rows.setArray(1, connection.createArrayOf("text", batch.stream().map(Delivery::provider).toArray()));
-                rows.setArray(2, connection.createArrayOf("text", batch.stream().map(Delivery::eventId).toArray()));
-                rows.setArray(3, connection.createArrayOf("timestamptz", batch.stream().map(d -> d.at().toString()).toArray()));
-                rows.setArray(4, connection.createArrayOf("text", batch.stream().map(Delivery::outcome).toArray()));
-                rows.setArray(5, connection.createArrayOf("integer", batch.stream().map(Delivery::httpStatus).toArray()));
-                rows.executeUpdate();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("SQLState " + e.getSQLState(), e);
-        }
+        sql.update("""
+                        WITH settings AS (SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit),
+                        counted AS (
+                            UPDATE webhook_inbox i
+                               SET delivery_count = i.delivery_count + c.deliveries,
+                                   last_delivered_at = GREATEST(i.last_delivered_at, c.last_at)
+                              FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS int[]), CAST(? AS timestamptz[]))
+                                   AS c(provider, event_id, deliveries, last_at)
+                             WHERE i.provider = c.provider AND i.event_id = c.event_id)
+                        INSERT INTO webhook_deliveries (inbox_id, delivered_at, outcome, http_status)
+                        SELECT i.id, d.delivered_at, d.outcome, d.http_status
+                          FROM settings,
+                               unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS text[]),
+                                      CAST(? AS int[])) AS d(provider, event_id, delivered_at, outcome, http_status)
+                          JOIN webhook_inbox i ON i.provider = d.provider AND i.event_id = d.event_id""",
+                counts.keySet().stream().map(Event::provider).toArray(String[]::new),
+                counts.keySet().stream().map(Event::eventId).toArray(String[]::new),
+                counts.values().stream().map(r -> (long) r.count()).toArray(Long[]::new),
+                counts.values().stream().map(r -> r.lastAt().toString()).toArray(String[]::new),
+                batch.stream().map(Delivery::provider).toArray(String[]::new),
+                batch.stream().map(Delivery::eventId).toArray(String[]::new),
+                batch.stream().map(d -> d.at().toString()).toArray(String[]::new),
+                batch.stream().map(Delivery::outcome).toArray(String[]::new),
+                batch.stream().map(d -> (long) d.httpStatus()).toArray(Long[]::new));
     }
 
     void saveOnShutdown(@Observes ShutdownEvent event) {

@@ -16,14 +16,12 @@ import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.WebhookRejected;
 import dev.onceguard.payment.refund.RefundEvents;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
 import org.jboss.logging.Logger;
 import org.postgresql.util.PSQLException;
 
@@ -36,7 +34,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The webhook inbox: records each authentic event once per (provider, event id), counting deliveries, and applies
@@ -60,7 +57,7 @@ public class WebhookInbox {
     private record Decision(DeliveryOutcome outcome, String reason, String paymentId) {
     }
 
-    private static final Set<String> REPROCESSABLE = Set.of("FAILED", "IGNORED", "PENDING_MATCH");
+    private static final String[] REPROCESSABLE = {"FAILED", "IGNORED", "PENDING_MATCH"};
 
     private record Claimed(long id, String provider, String payload) {
     }
@@ -73,7 +70,8 @@ public class WebhookInbox {
     private record Received(DeliveryOutcome outcome, String status, boolean redelivered, Instant decidedAt) {
     }
 
-    private final EntityManager em;
+    private final SqlRows sql;
+    private final KnownPaymentSettlement knownPayments;
     private final PaymentOutcomes outcomes;
     private final PaymentService payments;
     private final PaymentRows rows;
@@ -85,12 +83,13 @@ public class WebhookInbox {
     private final WebhookDeliveryLog deliveries;
     private final RefundEvents refundEvents;
 
-    public WebhookInbox(EntityManager em, PaymentOutcomes outcomes, PaymentService payments, PaymentRows rows,
-                        PaymentProviders providers, WebhookMetrics metrics,
+    public WebhookInbox(SqlRows sql, KnownPaymentSettlement knownPayments, PaymentOutcomes outcomes,
+                        PaymentService payments, PaymentRows rows, PaymentProviders providers, WebhookMetrics metrics,
                         @ConfigProperty(name = "onceguard.webhooks.lock-timeout", defaultValue = "2s") Duration lockTimeout,
                         ObjectMapper json, FinishedEvents finished, WebhookDeliveryLog deliveries,
                         RefundEvents refundEvents) {
-        this.em = em;
+        this.sql = sql;
+        this.knownPayments = knownPayments;
         this.finished = finished;
         this.deliveries = deliveries;
         this.refundEvents = refundEvents;
@@ -118,7 +117,8 @@ public class WebhookInbox {
         String payload = storable(body);
         Received received;
         try {
-            received = QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload));
+            received = settledInOneStatement(provider, event, payload).orElseGet(() ->
+                    QuarkusTransaction.requiringNew().call(() -> recordAndApply(provider, event, payload)));
         } catch (RuntimeException e) {
             metrics.count(provider, DeliveryOutcome.FAILED);
             String error = describe(e);
@@ -197,13 +197,32 @@ public class WebhookInbox {
         } catch (RuntimeException e) {
             String error = describe(e);
             LOG.warnf("reprocessing webhook inbox event %d failed again: %s", inboxId, error);
-            QuarkusTransaction.requiringNew().run(() -> em.createNativeQuery(
-                            "UPDATE webhook_inbox SET last_error = :error WHERE id = :id AND status = 'FAILED'")
-                    .setParameter("error", error)
-                    .setParameter("id", inboxId)
-                    .executeUpdate());
+            QuarkusTransaction.requiringNew().run(() -> sql.update(
+                    "UPDATE webhook_inbox SET last_error = ? WHERE id = ? AND status = 'FAILED'", error, inboxId));
             return Optional.of(DeliveryOutcome.FAILED);
         }
+    }
+
+    /**
+     * A new event for a payment that knows its provider payment id, recorded and applied by one statement that is
+     * atomic on its own, without a transaction around it ({@link KnownPaymentSettlement}); empty, nothing written, for
+     * any other delivery. When the statement found the payment's idempotency record still open, the record is then
+     * finished through the engine in a transaction of its own: a crash in between leaves the record open, as a
+     * webhook that arrives while the record is held does, for its holder or lease recovery to finish.
+     */
+    private Optional<Received> settledInOneStatement(String provider, ProviderEvent event, String payload) {
+        if (!KnownPaymentSettlement.applies(event)) {
+            return Optional.empty();
+        }
+        return knownPayments.settle(provider, event, payload, lockTimeout, Timestamps.now()).map(settled -> {
+            Instant decidedAt = Instant.now();
+            if (settled.outcome() == DeliveryOutcome.PROCESSED && settled.recordOpen()) {
+                QuarkusTransaction.requiringNew().run(() ->
+                        payments.finishSettled(settled.paymentId(), Cause.webhook(event.eventId())));
+            }
+            metrics.countEvent(provider, settled.outcome());
+            return new Received(settled.outcome(), settled.outcome().name(), false, decidedAt);
+        });
     }
 
     /**
@@ -214,49 +233,37 @@ public class WebhookInbox {
      */
     private Received recordAndApply(String provider, ProviderEvent event, String payload) {
         Instant now = Timestamps.now();
-        List<?> inserted = em.createNativeQuery("""
+        List<Long> inserted = sql.list("""
                         INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
                             payload, status, received_at, last_delivered_at)
-                        SELECT :provider, :eventId, :type, :providerPaymentId, :created,
-                            CAST(:payload AS jsonb), 'RECEIVED', :now, :now
-                          FROM (SELECT set_config('lock_timeout', :timeout, true)) AS lock_waits
+                        SELECT ?, ?, ?, ?, CAST(? AS timestamptz), CAST(? AS jsonb), 'RECEIVED', CAST(? AS timestamptz),
+                               CAST(? AS timestamptz)
+                          FROM (SELECT set_config('lock_timeout', ?, true)) AS lock_waits
                         ON CONFLICT (provider, event_id) DO NOTHING
-                        RETURNING id""")
-                .unwrap(NativeQuery.class)
-                .setParameter("provider", provider)
-                .setParameter("eventId", event.eventId())
-                .setParameter("type", event.type())
-                .setParameter("providerPaymentId", event.providerPaymentId(), StandardBasicTypes.STRING)
-                .setParameter("created", event.created(), StandardBasicTypes.INSTANT)
-                .setParameter("payload", payload)
-                .setParameter("now", now)
-                .setParameter("timeout", lockTimeout.toMillis() + "ms")
-                .getResultList();
+                        RETURNING id""", row -> row.getLong(1),
+                provider, event.eventId(), event.type(), event.providerPaymentId(), event.created(), payload, now, now,
+                lockTimeout.toMillis() + "ms");
         boolean redelivered = inserted.isEmpty();
         Instant decidedAt;
         long id;
         if (redelivered) {
-            Object[] row = (Object[]) em.createNativeQuery(
-                            "SELECT id, status FROM webhook_inbox WHERE provider = :provider AND event_id = :eventId FOR UPDATE")
-                    .setParameter("provider", provider)
-                    .setParameter("eventId", event.eventId())
-                    .getSingleResult();
+            record Held(long id, String status) {
+            }
+            Held held = sql.list("SELECT id, status FROM webhook_inbox WHERE provider = ? AND event_id = ? FOR UPDATE",
+                    row -> new Held(row.getLong(1), row.getString(2)), provider, event.eventId()).get(0);
             decidedAt = Instant.now();
-            id = ((Number) row[0]).longValue();
-            String status = (String) row[1];
+            id = held.id();
+            String status = held.status();
             if (status.equals("PROCESSED") || status.equals("IGNORED") || status.equals("REJECTED")) {
                 return new Received(DeliveryOutcome.DUPLICATE, status, true, decidedAt);
             }
             if (status.equals("FAILED")) {
                 // A notification kept unconfirmed is stored as its own hint; the delivery that applies it keeps its body.
-                em.createNativeQuery("UPDATE webhook_inbox SET payload = CAST(:payload AS jsonb) WHERE id = :id")
-                        .setParameter("payload", payload)
-                        .setParameter("id", id)
-                        .executeUpdate();
+                sql.update("UPDATE webhook_inbox SET payload = CAST(? AS jsonb) WHERE id = ?", payload, id);
             }
         } else {
             decidedAt = Instant.now();
-            id = ((Number) inserted.get(0)).longValue();
+            id = inserted.get(0);
         }
         Decision decision = apply(provider, event, Cause.webhook(event.eventId()));
         finish(id, decision);
@@ -266,41 +273,27 @@ public class WebhookInbox {
 
     private void recordFailure(String provider, ProviderEvent event, String payload, String error) {
         Instant now = Timestamps.now();
-        em.createNativeQuery("""
+        sql.update("""
                         INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
                             payload, status, last_error, received_at, last_delivered_at)
-                        VALUES (:provider, :eventId, :type, :providerPaymentId, :created,
-                            CAST(:payload AS jsonb), 'FAILED', :error, :now, :now)
+                        VALUES (?, ?, ?, ?, CAST(? AS timestamptz), CAST(? AS jsonb), 'FAILED', ?, CAST(? AS timestamptz),
+                            CAST(? AS timestamptz))
                         ON CONFLICT (provider, event_id) DO UPDATE
                             SET delivery_count = webhook_inbox.delivery_count + 1,
                                 last_delivered_at = EXCLUDED.last_delivered_at,
                                 status = CASE WHEN webhook_inbox.status IN ('PROCESSED', 'IGNORED', 'REJECTED')
                                               THEN webhook_inbox.status ELSE 'FAILED' END,
                                 last_error = CASE WHEN webhook_inbox.status IN ('PROCESSED', 'IGNORED', 'REJECTED')
-                                                  THEN webhook_inbox.last_error ELSE EXCLUDED.last_error END""")
-                .unwrap(NativeQuery.class)
-                .setParameter("provider", provider)
-                .setParameter("eventId", event.eventId())
-                .setParameter("type", event.type())
-                .setParameter("providerPaymentId", event.providerPaymentId(), StandardBasicTypes.STRING)
-                .setParameter("created", event.created(), StandardBasicTypes.INSTANT)
-                .setParameter("payload", payload)
-                .setParameter("error", error)
-                .setParameter("now", now)
-                .executeUpdate();
+                                                  THEN webhook_inbox.last_error ELSE EXCLUDED.last_error END""",
+                provider, event.eventId(), event.type(), event.providerPaymentId(), event.created(), payload, error, now,
+                now);
     }
 
     private Optional<Claimed> claimForReprocessing(long inboxId) {
-        List<?> rows = em.createNativeQuery(
-                        "UPDATE webhook_inbox SET status = 'RECEIVED' WHERE id = :id AND status IN (:reprocessable)"
-                                + " RETURNING provider, CAST(payload AS text)")
-                .setParameter("id", inboxId)
-                .setParameter("reprocessable", REPROCESSABLE)
-                .getResultList();
-        return rows.stream().findFirst().map(r -> {
-            Object[] row = (Object[]) r;
-            return new Claimed(inboxId, (String) row[0], (String) row[1]);
-        });
+        return sql.list("UPDATE webhook_inbox SET status = 'RECEIVED' WHERE id = ? AND status = ANY (?)"
+                                + " RETURNING provider, CAST(payload AS text)",
+                        row -> new Claimed(inboxId, row.getString(1), row.getString(2)), inboxId, REPROCESSABLE)
+                .stream().findFirst();
     }
 
     private DeliveryOutcome reapply(Claimed claimed, Cause cause) {
@@ -331,20 +324,16 @@ public class WebhookInbox {
      * transaction in which a payment has just stored that id. Each is applied as its own webhook would have been.
      */
     void applyParked(@Observes ProviderPaymentIdLearned learned) {
-        @SuppressWarnings("unchecked")
-        List<Object[]> parked = em.createNativeQuery("""
+        List<Claimed> parked = sql.list("""
                         SELECT id, provider, CAST(payload AS text) FROM webhook_inbox
-                         WHERE provider = :provider AND provider_payment_id = :providerPaymentId AND status = 'PENDING_MATCH'
+                         WHERE provider = ? AND provider_payment_id = ? AND status = 'PENDING_MATCH'
                          ORDER BY event_created_at, id
-                           FOR UPDATE""")
-                .setParameter("provider", learned.provider())
-                .setParameter("providerPaymentId", learned.providerPaymentId())
-                .getResultList();
+                           FOR UPDATE""", row -> new Claimed(row.getLong(1), row.getString(2), row.getString(3)),
+                learned.provider(), learned.providerPaymentId());
         if (!parked.isEmpty()) {
             limitLockWaits();
         }
-        for (Object[] row : parked) {
-            Claimed claimed = new Claimed(((Number) row[0]).longValue(), (String) row[1], (String) row[2]);
+        for (Claimed claimed : parked) {
             ProviderEvent event = storedEvent(claimed);
             Decision decision = apply(claimed.provider(), event, Cause.webhook(event.eventId()));
             finish(claimed.id(), decision);
@@ -359,9 +348,7 @@ public class WebhookInbox {
      * next delivery retries, not a reason to keep the request open. A delivery sets this in its first statement.
      */
     private void limitLockWaits() {
-        em.createNativeQuery("SELECT set_config('lock_timeout', :timeout, true)")
-                .setParameter("timeout", lockTimeout.toMillis() + "ms")
-                .getSingleResult();
+        sql.list("SELECT set_config('lock_timeout', ?, true)", row -> row.getString(1), lockTimeout.toMillis() + "ms");
     }
 
     /** The state machine step of one event, inside the inbox row's transaction, lock waits limited. */
@@ -453,15 +440,9 @@ public class WebhookInbox {
 
     private void finish(long id, Decision decision) {
         boolean decided = decision.outcome() != DeliveryOutcome.PENDING_MATCH;
-        em.createNativeQuery("UPDATE webhook_inbox SET status = :status, reason = :reason, last_error = NULL,"
-                        + " payment_id = :paymentId, processed_at = :processedAt WHERE id = :id")
-                .unwrap(NativeQuery.class)
-                .setParameter("status", decision.outcome().name())
-                .setParameter("reason", decision.reason(), StandardBasicTypes.STRING)
-                .setParameter("paymentId", decision.paymentId(), StandardBasicTypes.STRING)
-                .setParameter("processedAt", decided ? Timestamps.now() : null, StandardBasicTypes.INSTANT)
-                .setParameter("id", id)
-                .executeUpdate();
+        sql.update("UPDATE webhook_inbox SET status = ?, reason = ?, last_error = NULL, payment_id = ?,"
+                        + " processed_at = CAST(? AS timestamptz) WHERE id = ?",
+                decision.outcome().name(), decision.reason(), decision.paymentId(), decided ? Timestamps.now() : null, id);
     }
 
     /**

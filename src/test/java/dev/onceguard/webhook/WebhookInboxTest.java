@@ -92,6 +92,26 @@ class WebhookInboxTest {
     }
 
     @Test
+    void aFailureEventFailsThePendingPaymentAndLeavesItsOrderAwaitingPayment() {
+        Paid paid = orderWithPayment(db, TestPayProvider.NAME, "PENDING");
+        String eventId = newEventId();
+
+        Response failed = deliver(event(eventId, "payment.failed", paid.providerPaymentId(), "FAILED"));
+
+        assertThat(failed.statusCode()).isEqualTo(200);
+        assertThat(failed.path("status").toString()).isEqualTo("processed");
+        assertThat(text("SELECT status FROM payments WHERE payment_id = ?", paid.paymentId())).isEqualTo("FAILED");
+        assertThat(text("SELECT from_status || ' ' || to_status || ' ' || cause || ' ' || cause_ref FROM state_transitions"
+                + " WHERE subject_type = 'payment' AND subject_id = ?", paid.paymentId()))
+                .isEqualTo("PENDING FAILED webhook " + eventId);
+        assertThat(text("SELECT status FROM orders WHERE order_id = ?", paid.orderId())).isEqualTo("AWAITING_PAYMENT");
+        assertThat(transitions("order", paid.orderId())).isZero();
+        assertThat(orderPaidEvents(paid)).isZero();
+        assertThat(text("SELECT status || ' ' || payment_id || ' ' || (processed_at IS NOT NULL) FROM webhook_inbox"
+                + " WHERE event_id = ?", eventId)).isEqualTo("PROCESSED " + paid.paymentId() + " true");
+    }
+
+    @Test
     void scenario9_aPendingEventAfterSuccessDoesNotMoveThePaymentBack() {
         Paid paid = orderWithPayment(db, TestPayProvider.NAME, "PENDING");
         deliver(event(newEventId(), "payment.succeeded", paid.providerPaymentId(), "SUCCEEDED"));
