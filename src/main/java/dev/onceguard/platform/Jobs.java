@@ -8,7 +8,6 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -48,12 +47,12 @@ public class Jobs {
     private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
     /** Per job, the cause of its failing runs since its last success. */
     private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
-    private final EntityManager em;
+    private final SqlRows sql;
     private final TraceContexts traces;
 
     public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry,
-                EntityManager em, TraceContexts traces) {
-        this.em = em;
+                SqlRows sql, TraceContexts traces) {
+        this.sql = sql;
         this.traces = traces;
         this.replica = replicaId.orElseGet(Jobs::hostName);
         this.registry = registry;
@@ -165,8 +164,8 @@ public class Jobs {
     }
 
     private long nextRunId() {
-        return QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
-                "SELECT nextval(pg_get_serial_sequence('job_runs', 'id'))").getSingleResult()).longValue());
+        return QuarkusTransaction.requiringNew().call(() -> sql.list(
+                "SELECT nextval(pg_get_serial_sequence('job_runs', 'id')) AS id", row -> row.getLong("id")).get(0));
     }
 
     private void save(Long runId, String job, Instant started, Instant finished, JobRun.Outcome outcome,
