@@ -29,15 +29,17 @@ public class SandboxPayments {
     private static final Logger LOG = Logger.getLogger(SandboxPayments.class);
 
     private final SqlRows sql;
+    private final SandboxPaymentRows paymentRows;
     private final SandboxWebhooks webhooks;
     private final SandboxConfig config;
     private final SandboxCaller caller;
     private final ObjectMapper json;
     private final Ids ids;
 
-    public SandboxPayments(SqlRows sql, SandboxWebhooks webhooks, SandboxConfig config, SandboxCaller caller,
-                           ObjectMapper json, Ids ids) {
+    public SandboxPayments(SqlRows sql, SandboxPaymentRows paymentRows, SandboxWebhooks webhooks, SandboxConfig config,
+                           SandboxCaller caller, ObjectMapper json, Ids ids) {
         this.sql = sql;
+        this.paymentRows = paymentRows;
         this.webhooks = webhooks;
         this.config = config;
         this.caller = caller;
@@ -56,7 +58,7 @@ public class SandboxPayments {
                 ids.next("sbx"), idempotencyKey, fingerprint, token.initialStatus.name(),
                 new BigDecimal(request.amount()), request.currency(), token.wireName,
                 request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID), metadataJson(request), now, now);
-        SandboxPayment payment = SandboxPayment.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
+        SandboxPayment payment = paymentRows.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
                 "sandbox payment for a key vanished between its INSERT and the read"));
         if (inserted == 0) {
             if (!payment.requestFingerprint.equals(fingerprint)) {
