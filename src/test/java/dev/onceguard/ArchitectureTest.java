@@ -103,7 +103,7 @@ class ArchitectureTest {
             .should().dependOnClassesThat().belongToAnyOf(Statement.class, PreparedStatement.class)
             .orShould().callMethodWhere(DescribedPredicate.describe("a native query is created",
                     (JavaMethodCall call) -> call.getName().equals("createNativeQuery")))
-            .because("plain SQL goes through platform.SqlRows, the one data-access style besides the Panache entities");
+            .because("plain SQL goes through platform.SqlRows; the engine's store is the one other data-access style");
 
     @ArchTest
     static final ArchRule resourceClassesAreRegisteredForReflection = classes()

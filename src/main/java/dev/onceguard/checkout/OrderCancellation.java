@@ -13,10 +13,10 @@ import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.onceguard.platform.SqlRows;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;

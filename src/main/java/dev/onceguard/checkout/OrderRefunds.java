@@ -2,8 +2,8 @@ package dev.onceguard.checkout;
 
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.platform.Cause;
-import jakarta.enterprise.context.ApplicationScoped;
 import dev.onceguard.platform.SqlRows;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
 
 import java.time.Instant;

@@ -3,6 +3,7 @@ package dev.onceguard.checkout;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Jobs;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,7 +11,6 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.onceguard.platform.SqlRows;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;

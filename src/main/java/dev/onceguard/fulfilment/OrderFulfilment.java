@@ -5,10 +5,10 @@ import dev.onceguard.checkout.OrderStates;
 import dev.onceguard.outbox.EventDelivered;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import dev.onceguard.platform.SqlRows;
 import org.jboss.logging.Logger;
 
 /**

@@ -3,10 +3,10 @@ package dev.onceguard.payment;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
-import dev.onceguard.platform.SqlRows;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 

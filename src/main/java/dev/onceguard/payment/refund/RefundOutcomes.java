@@ -3,9 +3,9 @@ package dev.onceguard.payment.refund;
 import dev.onceguard.checkout.OrderRefunds;
 import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.onceguard.platform.SqlRows;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
