@@ -1,9 +1,11 @@
 package dev.onceguard;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaConstructor;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
@@ -20,6 +22,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.channels.NetworkChannel;
 import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.temporal.Temporal;
 import java.util.Arrays;
@@ -84,6 +88,22 @@ class ArchitectureTest {
             .that().resideOutsideOfPackage("dev.onceguard.idempotency..")
             .should(nameInTheirConstants("idempotency_records"))
             .because("every read and write of the idempotency records goes through the engine's store");
+
+    /*
+     * The engine's store binds its claims itself on the hot path (see PostgresIdempotencyStore); every other statement
+     * goes through SqlRows, so binding, timeouts and error messages are decided in one place.
+     */
+    private static final Set<String> STATEMENT_RUNNERS = Set.of("dev.onceguard.platform.SqlRows",
+            "dev.onceguard.idempotency.PostgresIdempotencyStore", "dev.onceguard.idempotency.RequestLogWrites");
+
+    @ArchTest
+    static final ArchRule statementsRunOnlyThroughSqlRows = noClasses()
+            .that(DescribedPredicate.describe("are not SqlRows or the engine's store",
+                    (JavaClass owner) -> !STATEMENT_RUNNERS.contains(owner.getName().split("\\$")[0])))
+            .should().dependOnClassesThat().belongToAnyOf(Statement.class, PreparedStatement.class)
+            .orShould().callMethodWhere(DescribedPredicate.describe("a native query is created",
+                    (JavaMethodCall call) -> call.getName().equals("createNativeQuery")))
+            .because("plain SQL goes through platform.SqlRows; the engine's store is the one other data-access style");
 
     @ArchTest
     static final ArchRule resourceClassesAreRegisteredForReflection = classes()

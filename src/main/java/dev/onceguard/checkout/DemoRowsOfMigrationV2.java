@@ -1,5 +1,6 @@
 package dev.onceguard.checkout;
 
+import dev.onceguard.platform.SqlRows;
 import io.quarkus.flyway.FlywayConfigurationCustomizer;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.flywaydb.core.api.MigrationInfo;
@@ -10,9 +11,6 @@ import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.Arrays;
 
 /**
@@ -48,12 +46,10 @@ public class DemoRowsOfMigrationV2 implements FlywayConfigurationCustomizer {
             if (migration == null || !DEMO_CATALOG_MIGRATION.equals(migration.getVersion())) {
                 return;
             }
-            Connection connection = context.getConnection();
-            try (PreparedStatement delete = connection.prepareStatement(
-                    "DELETE FROM products WHERE product_id = ANY (?)")) {
-                delete.setArray(1, connection.createArrayOf("text", PRODUCT_IDS));
-                delete.executeUpdate();
-            } catch (SQLException e) {
+            try {
+                SqlRows.update(context.getConnection(), "DELETE FROM products WHERE product_id = ANY (?)",
+                        (Object) PRODUCT_IDS);
+            } catch (IllegalStateException e) {
                 throw new IllegalStateException("Removing the rows of " + migrationName() + " failed", e);
             }
         }

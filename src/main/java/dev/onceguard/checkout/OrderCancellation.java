@@ -13,10 +13,10 @@ import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -42,14 +42,14 @@ public class OrderCancellation implements ResumableOperation {
     private final IdempotencyService idempotency;
     private final StoredResponses responses;
     private final OrderRows orders;
-    private final EntityManager em;
+    private final SqlRows sql;
 
     public OrderCancellation(IdempotencyService idempotency, StoredResponses responses, OrderRows orders,
-                             EntityManager em) {
+                             SqlRows sql) {
         this.idempotency = idempotency;
         this.responses = responses;
         this.orders = orders;
-        this.em = em;
+        this.sql = sql;
     }
 
     @Override
@@ -76,7 +76,7 @@ public class OrderCancellation implements ResumableOperation {
                             + "it has failed or been canceled."));
         }
         Instant now = Timestamps.now();
-        if (OrderStates.MACHINE.move(em, orderId, Order.Status.CANCELED, cause, now).isPresent()) {
+        if (OrderStates.MACHINE.move(sql, orderId, Order.Status.CANCELED, cause, now).isPresent()) {
             orders.returnStock(orderId);
             LOG.infof("order %s -> CANCELED by its owner (%s)", orderId, cause);
         }

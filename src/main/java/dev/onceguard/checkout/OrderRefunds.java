@@ -2,8 +2,8 @@ package dev.onceguard.checkout;
 
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
 import java.time.Instant;
@@ -20,18 +20,18 @@ public class OrderRefunds {
     /** Outbox event type whose effects take the order's fulfilment back. */
     public static final String ORDER_REFUNDED = "ORDER_REFUNDED";
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final Outbox outbox;
 
-    public OrderRefunds(EntityManager em, Outbox outbox) {
-        this.em = em;
+    public OrderRefunds(SqlRows sql, Outbox outbox) {
+        this.sql = sql;
         this.outbox = outbox;
     }
 
     /** @return whether the order became REFUNDED by this call */
     @Transactional(Transactional.TxType.MANDATORY)
     public boolean markRefunded(String orderId, String paymentId, String refundId, Cause cause, Instant at) {
-        return OrderStates.MACHINE.move(em, orderId, Order.Status.REFUNDED, cause, at,
+        return OrderStates.MACHINE.move(sql, orderId, Order.Status.REFUNDED, cause, at,
                 outbox.enqueuedOnMove(ORDER_REFUNDED, "order", orderId, Map.of("orderId", orderId, "paymentId",
                         paymentId, "refundId", refundId))).isPresent();
     }

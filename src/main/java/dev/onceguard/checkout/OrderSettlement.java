@@ -2,8 +2,8 @@ package dev.onceguard.checkout;
 
 import dev.onceguard.outbox.Outbox;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 
 import java.time.Instant;
@@ -19,18 +19,18 @@ public class OrderSettlement {
     /** Outbox event type whose effects fulfil the order. */
     public static final String ORDER_PAID = "ORDER_PAID";
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final Outbox outbox;
 
-    public OrderSettlement(EntityManager em, Outbox outbox) {
-        this.em = em;
+    public OrderSettlement(SqlRows sql, Outbox outbox) {
+        this.sql = sql;
         this.outbox = outbox;
     }
 
     /** @return whether the order became PAID by this call */
     @Transactional(Transactional.TxType.MANDATORY)
     public boolean markPaid(String orderId, String paymentId, String userId, Cause cause, Instant at) {
-        return OrderStates.MACHINE.move(em, orderId, Order.Status.PAID, cause, at,
+        return OrderStates.MACHINE.move(sql, orderId, Order.Status.PAID, cause, at,
                 outbox.enqueuedOnMove(ORDER_PAID, "order", orderId, Map.of("orderId", orderId, "paymentId", paymentId,
                         "userId", userId))).isPresent();
     }

@@ -3,6 +3,7 @@ package dev.onceguard.checkout;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Jobs;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,7 +11,6 @@ import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -39,16 +39,16 @@ public class UnpaidOrderExpiry {
     private static final int BATCH_SIZE = 200;
 
     private final OrderRows orders;
-    private final EntityManager em;
+    private final SqlRows sql;
     private final Jobs jobs;
     private final CheckoutConfig config;
     private final Draining draining;
     private final Counter expired;
 
-    public UnpaidOrderExpiry(OrderRows orders, EntityManager em, Jobs jobs, CheckoutConfig config, Draining draining,
+    public UnpaidOrderExpiry(OrderRows orders, SqlRows sql, Jobs jobs, CheckoutConfig config, Draining draining,
                              MeterRegistry registry) {
         this.orders = orders;
-        this.em = em;
+        this.sql = sql;
         this.jobs = jobs;
         this.config = config;
         this.draining = draining;
@@ -94,7 +94,7 @@ public class UnpaidOrderExpiry {
             if (orders.hasAttemptInFlight(orderId)) {
                 continue;
             }
-            if (OrderStates.MACHINE.move(em, orderId, Order.Status.EXPIRED, cause, now).isPresent()) {
+            if (OrderStates.MACHINE.move(sql, orderId, Order.Status.EXPIRED, cause, now).isPresent()) {
                 orders.returnStock(orderId);
                 expiredHere++;
                 LOG.infof("order %s -> EXPIRED, unpaid since before %s; its stock returned (%s)", orderId, cutoff,

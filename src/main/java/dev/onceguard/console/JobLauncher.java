@@ -1,7 +1,6 @@
 package dev.onceguard.console;
 
 import dev.onceguard.checkout.UnpaidOrderExpiry;
-import dev.onceguard.platform.JobRun;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.maintenance.LeaseRecovery;
 import dev.onceguard.maintenance.RetentionCleanup;
@@ -44,7 +43,7 @@ public class JobLauncher {
             case Jobs.UNPAID_ORDER_EXPIRY -> unpaidOrderExpiry.runNow();
             default -> throw new IllegalArgumentException("no job " + job);
         };
-        if (run.outcome() == JobRun.Outcome.SUCCEEDED) {
+        if (run.outcome() == Jobs.Outcome.SUCCEEDED) {
             return new ActionResult(AuditOutcome.DONE, AdminNotice.JOB_SUCCEEDED, "succeeded: " + new TreeMap<>(run.counts()));
         }
         return new ActionResult(AuditOutcome.FAILED, AdminNotice.JOB_FAILED, run.error());

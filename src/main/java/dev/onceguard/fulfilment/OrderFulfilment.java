@@ -5,10 +5,10 @@ import dev.onceguard.checkout.OrderStates;
 import dev.onceguard.outbox.EventDelivered;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.persistence.EntityManager;
 import org.jboss.logging.Logger;
 
 /**
@@ -20,10 +20,10 @@ public class OrderFulfilment {
 
     private static final Logger LOG = Logger.getLogger(OrderFulfilment.class);
 
-    private final EntityManager em;
+    private final SqlRows sql;
 
-    public OrderFulfilment(EntityManager em) {
-        this.em = em;
+    public OrderFulfilment(SqlRows sql) {
+        this.sql = sql;
     }
 
     void onDelivered(@Observes EventDelivered delivered) {
@@ -31,7 +31,7 @@ public class OrderFulfilment {
             return;
         }
         String orderId = delivered.event().aggregateId();
-        OrderStates.MACHINE.move(em, orderId, Order.Status.FULFILLED, Cause.fulfilment(delivered.event().id()),
+        OrderStates.MACHINE.move(sql, orderId, Order.Status.FULFILLED, Cause.fulfilment(delivered.event().id()),
                         Timestamps.now())
                 .ifPresent(from -> LOG.infof("order %s -> FULFILLED (outbox event %d)", orderId, delivered.event().id()));
     }

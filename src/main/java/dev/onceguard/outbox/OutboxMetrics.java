@@ -1,5 +1,6 @@
 package dev.onceguard.outbox;
 
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -8,9 +9,6 @@ import io.quarkus.arc.All;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -33,13 +31,13 @@ public class OutboxMetrics {
     record Backlog(long pending, double oldestAgeSeconds, long dead, Instant readAt) {
     }
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final Counter idleRuns;
     private final Map<String, Map<OutboxHandler.Result, Counter>> effects = new HashMap<>();
     private Backlog backlog;
 
-    OutboxMetrics(EntityManager em, MeterRegistry registry, @All List<OutboxHandler> handlers) {
-        this.em = em;
+    OutboxMetrics(SqlRows sql, MeterRegistry registry, @All List<OutboxHandler> handlers) {
+        this.sql = sql;
         gauge(registry, "onceguard.outbox.pending", "Outbox events waiting for delivery (PENDING)", Backlog::pending);
         gauge(registry, "onceguard.outbox.oldest.age.seconds", "Age of the oldest PENDING outbox event, 0 when none",
                 Backlog::oldestAgeSeconds);
@@ -77,19 +75,18 @@ public class OutboxMetrics {
     }
 
     Backlog readBacklog(Instant now) {
-        Object[] row = QuarkusTransaction.requiringNew().call(() -> (Object[]) em.createNativeQuery("""
+        return QuarkusTransaction.requiringNew().call(() -> sql.list("""
                         SELECT count(*) FILTER (WHERE status = 'PENDING') AS pending,
                                min(created_at) FILTER (WHERE status = 'PENDING') AS oldest,
                                count(*) FILTER (WHERE status = 'DEAD') AS dead
-                          FROM outbox_events WHERE status IN ('PENDING', 'DEAD')""")
-                .unwrap(NativeQuery.class)
-                .addScalar("pending", StandardBasicTypes.LONG)
-                .addScalar("oldest", StandardBasicTypes.INSTANT)
-                .addScalar("dead", StandardBasicTypes.LONG)
-                .getSingleResult());
-        Instant oldest = (Instant) row[1];
+                          FROM outbox_events WHERE status IN ('PENDING', 'DEAD')""",
+                row -> backlog(row.getLong("pending"), SqlRows.instant(row, "oldest"), row.getLong("dead"), now))
+                .get(0));
+    }
+
+    private static Backlog backlog(long pending, Instant oldest, long dead, Instant now) {
         double age = oldest == null ? 0 : Math.max(0, Duration.between(oldest, now).toMillis() / 1000.0);
-        return new Backlog((Long) row[0], age, (Long) row[2], now);
+        return new Backlog(pending, age, dead, now);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<Backlog> value) {

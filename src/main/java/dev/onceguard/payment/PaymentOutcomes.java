@@ -3,10 +3,10 @@ package dev.onceguard.payment;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
@@ -22,14 +22,14 @@ public class PaymentOutcomes {
 
     private static final Logger LOG = Logger.getLogger(PaymentOutcomes.class);
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final PaymentRows rows;
     private final OrderSettlement settlement;
     private final Event<ProviderPaymentIdLearned> learned;
 
-    public PaymentOutcomes(EntityManager em, PaymentRows rows, OrderSettlement settlement,
+    public PaymentOutcomes(SqlRows sql, PaymentRows rows, OrderSettlement settlement,
                            Event<ProviderPaymentIdLearned> learned) {
-        this.em = em;
+        this.sql = sql;
         this.rows = rows;
         this.settlement = settlement;
         this.learned = learned;
@@ -57,7 +57,7 @@ public class PaymentOutcomes {
             learned.fire(new ProviderPaymentIdLearned(payment.paymentId(), payment.provider(), providerPaymentId));
         }
         Payment.Status target = statusFor(status);
-        boolean moved = PaymentStates.MACHINE.move(em, payment.paymentId(), target, cause, now).isPresent();
+        boolean moved = PaymentStates.MACHINE.move(sql, payment.paymentId(), target, cause, now).isPresent();
         if (moved && failureReason != null && (target == Payment.Status.FAILED || target == Payment.Status.CANCELED)) {
             rows.recordFailureReason(payment.paymentId(), failureReason);
         }
@@ -88,7 +88,7 @@ public class PaymentOutcomes {
     /** The provider's answer did not arrive: the attempt is UNKNOWN until the provider says otherwise. */
     @Transactional(Transactional.TxType.MANDATORY)
     public void markUnknown(Payment payment, Cause cause) {
-        PaymentStates.MACHINE.move(em, payment.paymentId(), Payment.Status.UNKNOWN, cause, Timestamps.now());
+        PaymentStates.MACHINE.move(sql, payment.paymentId(), Payment.Status.UNKNOWN, cause, Timestamps.now());
     }
 
 }

@@ -1,15 +1,12 @@
 package dev.onceguard.platform;
 
-import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -29,12 +26,12 @@ public class DatabaseGauges {
     private record Reading(double[] values, Instant readAt) {
     }
 
-    private final AgroalDataSource dataSource;
+    private final SqlRows rows;
     private final MeterRegistry registry;
     private final Map<String, Reading> readings = new ConcurrentHashMap<>();
 
-    public DatabaseGauges(AgroalDataSource dataSource, MeterRegistry registry) {
-        this.dataSource = dataSource;
+    public DatabaseGauges(SqlRows rows, MeterRegistry registry) {
+        this.rows = rows;
         this.registry = registry;
     }
 
@@ -51,18 +48,20 @@ public class DatabaseGauges {
     }
 
     private Reading query(String sql, Reading last) {
-        try (Connection connection = dataSource.getConnection();
-             Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery(sql)) {
-            row.next();
-            double[] values = new double[row.getMetaData().getColumnCount()];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = row.getDouble(i + 1);
-            }
+        try {
+            double[] values = rows.list(sql, DatabaseGauges::columns).get(0);
             return new Reading(values, Instant.now());
-        } catch (SQLException e) {
+        } catch (IllegalStateException e) {
             LOG.debugf("gauge query failed, keeping the last values: %s", e.getMessage());
             return last != null ? last : new Reading(new double[0], Instant.EPOCH);
         }
+    }
+
+    private static double[] columns(ResultSet row) throws SQLException {
+        double[] values = new double[row.getMetaData().getColumnCount()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = row.getDouble(i + 1);
+        }
+        return values;
     }
 }

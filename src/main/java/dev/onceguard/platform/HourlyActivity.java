@@ -1,15 +1,11 @@
 package dev.onceguard.platform;
 
-import io.agroal.api.AgroalDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -32,11 +28,11 @@ public class HourlyActivity {
     private record Slot(Instant hour, String kind) {
     }
 
-    private final AgroalDataSource dataSource;
+    private final SqlRows rows;
     private volatile Map<Slot, LongAdder> pending = new ConcurrentHashMap<>();
 
-    public HourlyActivity(AgroalDataSource dataSource) {
-        this.dataSource = dataSource;
+    public HourlyActivity(SqlRows rows) {
+        this.rows = rows;
     }
 
     /** One more occurrence of {@code kind} (such as {@code requests.replayed}) in the current hour. */
@@ -53,22 +49,14 @@ public class HourlyActivity {
         if (counted.isEmpty()) {
             return;
         }
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement add = connection.prepareStatement("""
-                     INSERT INTO activity_hourly (hour, kind, count) VALUES (?, ?, ?)
-                     ON CONFLICT (hour, kind) DO UPDATE SET count = activity_hourly.count + EXCLUDED.count""");
-             PreparedStatement dropOld = connection.prepareStatement(
-                     "DELETE FROM activity_hourly WHERE hour < now() - make_interval(days => ?)")) {
-            for (Map.Entry<Slot, LongAdder> entry : counted.entrySet()) {
-                SqlRows.setInstant(add, 1, entry.getKey().hour());
-                add.setString(2, entry.getKey().kind());
-                add.setLong(3, entry.getValue().sum());
-                add.addBatch();
-            }
-            add.executeBatch();
-            dropOld.setInt(1, KEPT_DAYS);
-            dropOld.executeUpdate();
-        } catch (SQLException e) {
+        try {
+            rows.batch("""
+                    INSERT INTO activity_hourly (hour, kind, count) VALUES (?, ?, ?)
+                    ON CONFLICT (hour, kind) DO UPDATE SET count = activity_hourly.count + EXCLUDED.count""",
+                    counted.entrySet().stream().map(entry -> new Object[] {
+                            entry.getKey().hour(), entry.getKey().kind(), entry.getValue().sum()}).toList());
+            rows.update("DELETE FROM activity_hourly WHERE hour < now() - make_interval(days => ?)", KEPT_DAYS);
+        } catch (IllegalStateException e) {
             counted.forEach((slot, count) -> pending.computeIfAbsent(slot, s -> new LongAdder()).add(count.sum()));
             LOG.warnf("hourly activity not saved, kept for the next flush: %s", e.getMessage());
         }

@@ -1,5 +1,7 @@
 package dev.onceguard.platform;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -8,7 +10,6 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -48,12 +49,14 @@ public class Jobs {
     private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
     /** Per job, the cause of its failing runs since its last success. */
     private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
-    private final EntityManager em;
+    private final SqlRows sql;
     private final TraceContexts traces;
+    private final ObjectMapper json;
 
     public Jobs(@ConfigProperty(name = "onceguard.replica-id") Optional<String> replicaId, MeterRegistry registry,
-                EntityManager em, TraceContexts traces) {
-        this.em = em;
+                SqlRows sql, TraceContexts traces, ObjectMapper json) {
+        this.sql = sql;
+        this.json = json;
         this.traces = traces;
         this.replica = replicaId.orElseGet(Jobs::hostName);
         this.registry = registry;
@@ -72,7 +75,10 @@ public class Jobs {
     }
 
     /** How a run ended: its outcome, its counts (empty when it failed) and the error of a failed run. */
-    public record Finished(JobRun.Outcome outcome, Map<String, Long> counts, String error) {
+    /** How a run ended, as {@code job_runs.outcome} keeps it. */
+    public enum Outcome { SUCCEEDED, FAILED }
+
+    public record Finished(Outcome outcome, Map<String, Long> counts, String error) {
     }
 
     /**
@@ -118,12 +124,12 @@ public class Jobs {
             timer(job).record(Duration.between(started, finished));
             lastSuccess.get(job).set(finished.getEpochSecond());
             if (recordEmptyRuns || counts.values().stream().anyMatch(n -> n > 0)) {
-                save(runId, job, started, finished, JobRun.Outcome.SUCCEEDED, counts, null);
+                save(runId, job, started, finished, Outcome.SUCCEEDED, counts, null);
             }
             if (lastFailure.remove(job) != null) {
                 LOG.infof("job %s succeeded again", job);
             }
-            return new Finished(JobRun.Outcome.SUCCEEDED, counts, null);
+            return new Finished(Outcome.SUCCEEDED, counts, null);
         } catch (RuntimeException e) {
             Instant finished = Instant.now();
             timer(job).record(Duration.between(started, finished));
@@ -131,14 +137,14 @@ public class Jobs {
             Span.current().setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
             boolean recorded = recordFailure(runId, job, started, finished, error);
             logFailure(job, e, recorded);
-            return new Finished(JobRun.Outcome.FAILED, Map.of(), error);
+            return new Finished(Outcome.FAILED, Map.of(), error);
         }
     }
 
     /** The failed run's row, unless the database that failed the run refuses it too (an outage). */
     private boolean recordFailure(Long runId, String job, Instant started, Instant finished, String error) {
         try {
-            save(runId, job, started, finished, JobRun.Outcome.FAILED, Map.of(), error);
+            save(runId, job, started, finished, Outcome.FAILED, Map.of(), error);
             return true;
         } catch (RuntimeException unrecorded) {
             return false;
@@ -165,25 +171,26 @@ public class Jobs {
     }
 
     private long nextRunId() {
-        return QuarkusTransaction.requiringNew().call(() -> ((Number) em.createNativeQuery(
-                "SELECT nextval(pg_get_serial_sequence('job_runs', 'id'))").getSingleResult()).longValue());
+        return QuarkusTransaction.requiringNew().call(() -> sql.list(
+                "SELECT nextval(pg_get_serial_sequence('job_runs', 'id')) AS id", row -> row.getLong("id")).get(0));
     }
 
-    private void save(Long runId, String job, Instant started, Instant finished, JobRun.Outcome outcome,
+    private void save(Long runId, String job, Instant started, Instant finished, Outcome outcome,
                       Map<String, Long> counts, String error) {
         long id = runId == null ? nextRunId() : runId;
-        QuarkusTransaction.requiringNew().run(() -> {
-            JobRun run = new JobRun();
-            run.id = id;
-            run.job = job;
-            run.replica = replica;
-            run.startedAt = started;
-            run.finishedAt = finished;
-            run.outcome = outcome;
-            run.counts = counts;
-            run.error = error;
-            run.persist();
-        });
+        String countsJson = countsJson(counts);
+        QuarkusTransaction.requiringNew().run(() -> sql.update("""
+                INSERT INTO job_runs (id, job, replica, started_at, finished_at, outcome, counts, error)
+                VALUES (?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)""",
+                id, job, replica, started, finished, outcome.name(), countsJson, error));
+    }
+
+    private String countsJson(Map<String, Long> counts) {
+        try {
+            return json.writeValueAsString(counts);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("job counts are not serializable", e);
+        }
     }
 
     private Timer timer(String job) {

@@ -11,7 +11,10 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Plain JDBC on the connection of the caller's transaction, for the request path's stores and the console's reads:
@@ -57,10 +60,78 @@ public class SqlRows {
         }
     }
 
+    /**
+     * As {@link #list}, with {@code :name} placeholders bound from {@code parameters} by name; a collection value
+     * becomes one placeholder per element (for {@code IN (:names)}). {@code ::} casts are left as they are.
+     */
+    public <T> List<T> listNamed(String sql, Map<String, Object> parameters, Row<T> row) {
+        List<Object> positional = new ArrayList<>();
+        return list(positional(sql, parameters, positional), row, positional.toArray());
+    }
+
+    static String positional(String sql, Map<String, Object> parameters, List<Object> positional) {
+        StringBuilder out = new StringBuilder(sql.length());
+        int i = 0;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            boolean placeholder = c == ':' && i + 1 < sql.length() && Character.isJavaIdentifierStart(sql.charAt(i + 1))
+                    && (i == 0 || sql.charAt(i - 1) != ':');
+            if (!placeholder) {
+                out.append(c);
+                i++;
+                continue;
+            }
+            int end = i + 1;
+            while (end < sql.length() && Character.isJavaIdentifierPart(sql.charAt(end))) {
+                end++;
+            }
+            String name = sql.substring(i + 1, end);
+            if (!parameters.containsKey(name)) {
+                throw new IllegalArgumentException("no value for parameter :" + name + " in: " + firstLine(sql));
+            }
+            Object value = parameters.get(name);
+            if (value instanceof Collection<?> values) {
+                out.append(String.join(", ", Collections.nCopies(values.size(), "?")));
+                positional.addAll(values);
+            } else {
+                out.append('?');
+                positional.add(value);
+            }
+            i = end;
+        }
+        return out.toString();
+    }
+
     /** @return the number of rows the statement changed */
     public int update(String sql, Object... parameters) {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = prepared(connection, sql, parameters)) {
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("statement failed (SQLState " + e.getSQLState() + "): " + firstLine(sql), e);
+        }
+    }
+
+    /** Runs {@code sql} once for each parameter row, in one batch. */
+    public void batch(String sql, List<Object[]> parameterRows) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (Object[] parameters : parameterRows) {
+                bind(statement, 1, parameters);
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        } catch (SQLException e) {
+            throw new IllegalStateException("batch failed (SQLState " + e.getSQLState() + "): " + firstLine(sql), e);
+        }
+    }
+
+    /**
+     * As {@link #update}, on a connection the caller holds, such as the one a Flyway callback is given inside its
+     * migration's transaction.
+     */
+    public static int update(Connection connection, String sql, Object... parameters) {
+        try (PreparedStatement statement = prepared(connection, sql, parameters)) {
             return statement.executeUpdate();
         } catch (SQLException e) {
             throw new IllegalStateException("statement failed (SQLState " + e.getSQLState() + "): " + firstLine(sql), e);

@@ -1,11 +1,8 @@
 package dev.onceguard.platform;
 
-import jakarta.persistence.EntityManager;
-import org.hibernate.query.NativeQuery;
-import org.hibernate.type.StandardBasicTypes;
-
 import java.time.Instant;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,7 +58,7 @@ public final class StateMachine<S extends Enum<S>> {
      *
      * @return the state it moved from, or empty when the move was not allowed (already there, final, or stale)
      */
-    public Optional<S> move(EntityManager em, String id, S to, Cause cause, Instant now, Consequence... consequences) {
+    public Optional<S> move(SqlRows sql, String id, S to, Cause cause, Instant now, Consequence... consequences) {
         Set<S> sources = sourcesOf(to);
         if (sources.isEmpty()) {
             return Optional.empty();
@@ -70,7 +67,18 @@ public final class StateMachine<S extends Enum<S>> {
         for (int i = 0; i < consequences.length; i++) {
             consequent.append(", consequence").append(i).append(" AS (").append(consequences[i].sql()).append(')');
         }
-        NativeQuery<?> query = em.createNativeQuery("WITH old AS (SELECT " + idColumn + ", status FROM " + table
+        Map<String, Object> parameters = new HashMap<>();
+        parameters.put("to", to.name());
+        parameters.put("now", now);
+        parameters.put("id", id);
+        parameters.put("sources", sources.stream().map(Enum::name).toList());
+        parameters.put("type", subjectType);
+        parameters.put("cause", cause.kind());
+        parameters.put("causeRef", cause.ref());
+        for (Consequence consequence : consequences) {
+            parameters.putAll(consequence.parameters());
+        }
+        List<String> previous = sql.listNamed("WITH old AS (SELECT " + idColumn + ", status FROM " + table
                         + " WHERE " + idColumn + " = :id FOR UPDATE),"
                         + " moved AS (UPDATE " + table + " t SET status = :to, updated_at = :now FROM old"
                         + " WHERE t." + idColumn + " = old." + idColumn + " AND old.status IN (:sources)"
@@ -79,22 +87,11 @@ public final class StateMachine<S extends Enum<S>> {
                         + " cause, cause_ref, occurred_at) SELECT :type, :id, from_status, :to, :cause, :causeRef, :now"
                         + " FROM moved)"
                         + consequent
-                        + " SELECT from_status FROM moved")
-                .unwrap(NativeQuery.class)
-                .setParameter("to", to.name())
-                .setParameter("now", now)
-                .setParameter("id", id)
-                .setParameter("sources", sources.stream().map(Enum::name).toList())
-                .setParameter("type", subjectType)
-                .setParameter("cause", cause.kind())
-                .setParameter("causeRef", cause.ref(), StandardBasicTypes.STRING);
-        for (Consequence consequence : consequences) {
-            consequence.parameters().forEach(query::setParameter);
-        }
-        List<?> previous = query.getResultList();
+                        + " SELECT from_status FROM moved",
+                parameters, row -> row.getString("from_status"));
         if (previous.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(Enum.valueOf(states, (String) previous.get(0)));
+        return Optional.of(Enum.valueOf(states, previous.get(0)));
     }
 }

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
@@ -28,16 +28,18 @@ public class SandboxPayments {
 
     private static final Logger LOG = Logger.getLogger(SandboxPayments.class);
 
-    private final EntityManager em;
+    private final SqlRows sql;
+    private final SandboxPaymentRows paymentRows;
     private final SandboxWebhooks webhooks;
     private final SandboxConfig config;
     private final SandboxCaller caller;
     private final ObjectMapper json;
     private final Ids ids;
 
-    public SandboxPayments(EntityManager em, SandboxWebhooks webhooks, SandboxConfig config, SandboxCaller caller,
-                           ObjectMapper json, Ids ids) {
-        this.em = em;
+    public SandboxPayments(SqlRows sql, SandboxPaymentRows paymentRows, SandboxWebhooks webhooks, SandboxConfig config,
+                           SandboxCaller caller, ObjectMapper json, Ids ids) {
+        this.sql = sql;
+        this.paymentRows = paymentRows;
         this.webhooks = webhooks;
         this.config = config;
         this.caller = caller;
@@ -48,24 +50,15 @@ public class SandboxPayments {
     @Transactional
     Created create(String idempotencyKey, String fingerprint, SandboxPaymentRequest request, SandboxToken token) {
         Instant now = Timestamps.now();
-        int inserted = em.createNativeQuery("""
+        int inserted = sql.update("""
                         INSERT INTO sandbox_payments (id, idempotency_key, request_fingerprint, status, amount, currency,
                             payment_method_token, order_id, metadata, created_at, updated_at)
-                        VALUES (:id, :key, :fingerprint, :status, :amount, :currency, :token, :orderId,
-                            CAST(:metadata AS jsonb), :now, :now)
-                        ON CONFLICT (idempotency_key) DO NOTHING""")
-                .setParameter("id", ids.next("sbx"))
-                .setParameter("key", idempotencyKey)
-                .setParameter("fingerprint", fingerprint)
-                .setParameter("status", token.initialStatus.name())
-                .setParameter("amount", new BigDecimal(request.amount()))
-                .setParameter("currency", request.currency())
-                .setParameter("token", token.wireName)
-                .setParameter("orderId", request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID))
-                .setParameter("metadata", metadataJson(request))
-                .setParameter("now", now)
-                .executeUpdate();
-        SandboxPayment payment = SandboxPayment.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?)
+                        ON CONFLICT (idempotency_key) DO NOTHING""",
+                ids.next("sbx"), idempotencyKey, fingerprint, token.initialStatus.name(),
+                new BigDecimal(request.amount()), request.currency(), token.wireName,
+                request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID), metadataJson(request), now, now);
+        SandboxPayment payment = paymentRows.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
                 "sandbox payment for a key vanished between its INSERT and the read"));
         if (inserted == 0) {
             if (!payment.requestFingerprint.equals(fingerprint)) {

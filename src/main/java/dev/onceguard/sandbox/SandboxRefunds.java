@@ -40,13 +40,16 @@ public class SandboxRefunds {
             + " created_at, request_fingerprint";
 
     private final SqlRows sql;
+    private final SandboxPaymentRows paymentRows;
     private final SandboxWebhooks webhooks;
     private final SandboxCaller caller;
     private final ObjectMapper json;
     private final Ids ids;
 
-    public SandboxRefunds(SqlRows sql, SandboxWebhooks webhooks, SandboxCaller caller, ObjectMapper json, Ids ids) {
+    public SandboxRefunds(SqlRows sql, SandboxPaymentRows paymentRows, SandboxWebhooks webhooks, SandboxCaller caller,
+                          ObjectMapper json, Ids ids) {
         this.sql = sql;
+        this.paymentRows = paymentRows;
         this.webhooks = webhooks;
         this.caller = caller;
         this.json = json;
@@ -59,7 +62,7 @@ public class SandboxRefunds {
         if (replay.isPresent()) {
             return replay.get();
         }
-        SandboxPayment payment = SandboxPayment.<SandboxPayment>findByIdOptional(request.payment())
+        SandboxPayment payment = paymentRows.byId(request.payment())
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "SANDBOX_PAYMENT_NOT_FOUND",
                         "Sandbox payment not found", "The sandbox has no payment with this id.")));
         if (payment.status != SandboxPayment.Status.SUCCEEDED || !payment.currency.equals(request.currency())) {

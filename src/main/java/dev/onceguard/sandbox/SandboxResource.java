@@ -42,11 +42,14 @@ public class SandboxResource {
     }
 
     private final SandboxPayments payments;
+    private final SandboxPaymentRows paymentRows;
     private final JsonRequests jsonRequests;
     private final SandboxCaller caller;
 
-    public SandboxResource(SandboxPayments payments, JsonRequests jsonRequests, SandboxCaller caller) {
+    public SandboxResource(SandboxPayments payments, SandboxPaymentRows paymentRows, JsonRequests jsonRequests,
+                           SandboxCaller caller) {
         this.payments = payments;
+        this.paymentRows = paymentRows;
         this.jsonRequests = jsonRequests;
         this.caller = caller;
     }
@@ -83,7 +86,7 @@ public class SandboxResource {
     @GET
     @Path("/{id}")
     public SandboxPaymentView get(@PathParam("id") String id) {
-        return SandboxPayment.<SandboxPayment>findByIdOptional(id).map(SandboxPaymentView::of)
+        return paymentRows.byId(id).map(SandboxPaymentView::of)
                 .orElseThrow(() -> new ProblemException(Problem.of(404, "SANDBOX_PAYMENT_NOT_FOUND",
                         "Sandbox payment not found", "The sandbox has no payment with this id.")));
     }
@@ -94,7 +97,7 @@ public class SandboxResource {
             throw new ProblemException(Problem.validation(List.of(
                     new Problem.FieldError("orderId", "the orderId query parameter is required"))));
         }
-        List<SandboxPayment> page = SandboxPayment.ofOrder(orderId, MAX_LIST + 1);
+        List<SandboxPayment> page = paymentRows.ofOrder(orderId, MAX_LIST + 1);
         return new PaymentList(page.stream().limit(MAX_LIST).map(SandboxPaymentView::of).toList(), page.size() > MAX_LIST);
     }
 }

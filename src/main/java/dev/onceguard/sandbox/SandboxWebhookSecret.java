@@ -1,9 +1,9 @@
 package dev.onceguard.sandbox;
 
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.StandardWebhooksSignature;
 import io.quarkus.narayana.jta.QuarkusTransaction;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -24,13 +24,13 @@ public class SandboxWebhookSecret {
     private static final Logger LOG = Logger.getLogger(SandboxWebhookSecret.class);
 
     private final Optional<String> configured;
-    private final EntityManager em;
+    private final SqlRows sql;
     private volatile String secret;
 
     public SandboxWebhookSecret(@ConfigProperty(name = "onceguard.webhooks.sandbox.secret") Optional<String> configured,
-                                EntityManager em) {
+                                SqlRows sql) {
         this.configured = configured.filter(s -> !s.isBlank());
-        this.em = em;
+        this.sql = sql;
     }
 
     public String value() {
@@ -59,17 +59,13 @@ public class SandboxWebhookSecret {
         new SecureRandom().nextBytes(key);
         String candidate = StandardWebhooksSignature.SECRET_PREFIX + Base64.getEncoder().encodeToString(key);
         return QuarkusTransaction.requiringNew().call(() -> {
-            int inserted = em.createNativeQuery("INSERT INTO sandbox_settings (name, value) VALUES (:name, :value)"
-                            + " ON CONFLICT (name) DO NOTHING")
-                    .setParameter("name", SETTING)
-                    .setParameter("value", candidate)
-                    .executeUpdate();
+            int inserted = sql.update("INSERT INTO sandbox_settings (name, value) VALUES (?, ?)"
+                    + " ON CONFLICT (name) DO NOTHING", SETTING, candidate);
             if (inserted == 1) {
                 LOG.info("generated the sandbox webhook secret for this install (kept in sandbox_settings)");
             }
-            return (String) em.createNativeQuery("SELECT value FROM sandbox_settings WHERE name = :name")
-                    .setParameter("name", SETTING)
-                    .getSingleResult();
+            return sql.list("SELECT value FROM sandbox_settings WHERE name = ?", row -> row.getString("value"), SETTING)
+                    .get(0);
         });
     }
 

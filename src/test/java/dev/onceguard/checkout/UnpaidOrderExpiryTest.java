@@ -2,7 +2,6 @@ package dev.onceguard.checkout;
 
 import dev.onceguard.TestTokens;
 import dev.onceguard.platform.Cause;
-import dev.onceguard.platform.JobRun;
 import dev.onceguard.platform.Jobs;
 import io.agroal.api.AgroalDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,7 +106,7 @@ class UnpaidOrderExpiryTest {
         placedMinutesAgo(rest, 31);
         Jobs.Finished run = expiry.runNow();
 
-        assertThat(run.outcome()).isEqualTo(JobRun.Outcome.SUCCEEDED);
+        assertThat(run.outcome()).isEqualTo(Jobs.Outcome.SUCCEEDED);
         assertThat(run.counts().get("expired")).isGreaterThanOrEqualTo(2);
         assertThat(status(orderId)).isEqualTo("EXPIRED");
         assertThat(status(rest)).isEqualTo("EXPIRED");
@@ -179,7 +178,7 @@ class UnpaidOrderExpiryTest {
                 lock.executeQuery().close();
             }
             Jobs.Finished whileLocked = expiry.runNow();
-            assertThat(whileLocked.outcome()).isEqualTo(JobRun.Outcome.SUCCEEDED);
+            assertThat(whileLocked.outcome()).isEqualTo(Jobs.Outcome.SUCCEEDED);
             assertThat(status(orderId)).isEqualTo("AWAITING_PAYMENT");
             assertThat(stock()).isZero();
             payment.rollback();

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.TestTokens;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.Fingerprint;
-import dev.onceguard.platform.JobRun;
 import dev.onceguard.platform.Jobs;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -154,7 +153,7 @@ class LeaseRecoveryTest {
 
         Jobs.Finished run = recovery.runNow();
 
-        assertThat(run.outcome()).isEqualTo(JobRun.Outcome.SUCCEEDED);
+        assertThat(run.outcome()).isEqualTo(Jobs.Outcome.SUCCEEDED);
         assertThat(run.counts().get("failed")).isGreaterThanOrEqualTo(1);
         assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE user_id = ? AND idempotency_key = ?", user, key))
                 .as("the record after the failing one was released").isZero();

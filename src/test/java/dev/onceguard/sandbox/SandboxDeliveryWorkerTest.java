@@ -50,6 +50,9 @@ class SandboxDeliveryWorkerTest {
     SandboxWebhooks webhooks;
 
     @Inject
+    SandboxPaymentRows paymentRows;
+
+    @Inject
     SandboxWebhookSecret secret;
 
     @Inject
@@ -91,7 +94,7 @@ class SandboxDeliveryWorkerTest {
 
     private String schedule(String paymentId, SandboxEventType type, Instant dueAt, int copies) {
         return QuarkusTransaction.requiringNew().call(() ->
-                webhooks.schedule(SandboxPayment.findById(paymentId), type, dueAt, copies));
+                webhooks.schedule(paymentRows.byId(paymentId).orElseThrow(), type, dueAt, copies));
     }
 
     /** Schedules an event about a fresh sandbox payment, due at {@code dueAt}. */

@@ -1,10 +1,10 @@
 package dev.onceguard.sandbox;
 
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.StandardWebhooksSignature;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
 import org.junit.jupiter.api.Test;
 
 import java.util.Optional;
@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class SandboxWebhookSecretTest {
 
     @Inject
-    EntityManager em;
+    SqlRows sql;
 
     @Inject
     AgroalDataSource db;
@@ -28,8 +28,8 @@ class SandboxWebhookSecretTest {
     void anUnconfiguredSecretIsGeneratedOnceAndSurvivesARestart() {
         execute(db, "DELETE FROM sandbox_settings WHERE name = ?", SandboxWebhookSecret.SETTING);
 
-        String generated = new SandboxWebhookSecret(Optional.empty(), em).value();
-        String afterRestart = new SandboxWebhookSecret(Optional.of(" "), em).value();
+        String generated = new SandboxWebhookSecret(Optional.empty(), sql).value();
+        String afterRestart = new SandboxWebhookSecret(Optional.of(" "), sql).value();
 
         assertThat(StandardWebhooksSignature.isWellFormed(generated)).isTrue();
         assertThat(generated).startsWith("whsec_").hasSizeGreaterThan("whsec_".length() + 40);
@@ -42,8 +42,8 @@ class SandboxWebhookSecretTest {
     void aConfiguredSecretWinsAndMustBeWellFormed() {
         String configured = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-        assertThat(new SandboxWebhookSecret(Optional.of(configured), em).value()).isEqualTo(configured);
-        assertThatThrownBy(() -> new SandboxWebhookSecret(Optional.of("not-a-secret"), em).value())
+        assertThat(new SandboxWebhookSecret(Optional.of(configured), sql).value()).isEqualTo(configured);
+        assertThatThrownBy(() -> new SandboxWebhookSecret(Optional.of("not-a-secret"), sql).value())
                 .isInstanceOf(IllegalStateException.class).hasMessageNotContaining("not-a-secret");
     }
 }

@@ -3,9 +3,9 @@ package dev.onceguard.payment.refund;
 import dev.onceguard.checkout.OrderRefunds;
 import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.platform.Cause;
+import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.EntityManager;
 import jakarta.transaction.Transactional;
 import org.jboss.logging.Logger;
 
@@ -22,13 +22,13 @@ public class RefundOutcomes {
 
     private static final Logger LOG = Logger.getLogger(RefundOutcomes.class);
 
-    private final EntityManager em;
+    private final SqlRows sql;
     private final RefundRows rows;
     private final OrderRefunds orders;
     private final RefundMetrics metrics;
 
-    public RefundOutcomes(EntityManager em, RefundRows rows, OrderRefunds orders, RefundMetrics metrics) {
-        this.em = em;
+    public RefundOutcomes(SqlRows sql, RefundRows rows, OrderRefunds orders, RefundMetrics metrics) {
+        this.sql = sql;
         this.rows = rows;
         this.orders = orders;
         this.metrics = metrics;
@@ -46,7 +46,7 @@ public class RefundOutcomes {
             case FAILED -> Refund.Status.FAILED;
         };
         Instant now = Timestamps.now();
-        if (RefundStates.MACHINE.move(em, refund.refundId(), target, cause, now).isEmpty()) {
+        if (RefundStates.MACHINE.move(sql, refund.refundId(), target, cause, now).isEmpty()) {
             return false;
         }
         metrics.moved(refund, target);
@@ -63,7 +63,7 @@ public class RefundOutcomes {
     /** The provider's answer did not arrive: the refund is UNKNOWN until the provider says otherwise. */
     @Transactional(Transactional.TxType.MANDATORY)
     public void markUnknown(Refund refund, Cause cause) {
-        if (RefundStates.MACHINE.move(em, refund.refundId(), Refund.Status.UNKNOWN, cause, Timestamps.now())
+        if (RefundStates.MACHINE.move(sql, refund.refundId(), Refund.Status.UNKNOWN, cause, Timestamps.now())
                 .isPresent()) {
             metrics.moved(refund, Refund.Status.UNKNOWN);
         }
