@@ -3,6 +3,7 @@ package dev.onceguard.console;
 import dev.onceguard.platform.SqlRows;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
@@ -16,6 +17,9 @@ import java.util.Optional;
  * a subject quiet for {@code forget-after} starts again. Nobody is locked out for longer than the longest wait.
  * {@code onceguard.console.sign.ins{mechanism,outcome}} counts sign-ins that failed and attempts refused while waiting.
  */
+// Started with the application, not on the first sign-in: its counters are exported (at zero) from start-up, as the
+// alert on console password guessing and the dashboard need.
+@Startup
 @ApplicationScoped
 class SignInThrottle {
 

@@ -2,6 +2,9 @@ package dev.onceguard.operations;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.onceguard.TestTokens;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
@@ -13,16 +16,20 @@ import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import static io.restassured.RestAssured.given;
 import static io.restassured.RestAssured.when;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,8 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @QuarkusTest
 class OpenApiContractTest {
 
-    private static final Set<String> SERVER_ERRORS = Set.of("INTERNAL_ERROR", "SERVICE_UNAVAILABLE");
-    private static final Set<String> AUTHENTICATED_READ = union(SERVER_ERRORS, Set.of("UNAUTHORIZED", "NOT_ACCEPTABLE"));
+    private static final Set<String> SERVER_ERRORS = Set.of("INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "SHUTTING_DOWN");
+    private static final Set<String> AUTHENTICATED_READ = union(SERVER_ERRORS, Set.of("UNAUTHORIZED", "NOT_ACCEPTABLE",
+            "VALIDATION_FAILED"));
     private static final Set<String> IDEMPOTENT_WRITE = union(AUTHENTICATED_READ, Set.of("MALFORMED_JSON",
             "VALIDATION_FAILED", "IDEMPOTENCY_KEY_MISSING", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED",
             "OPERATION_IN_PROGRESS", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"));
@@ -43,17 +51,20 @@ class OpenApiContractTest {
     private static final Map<String, Set<String>> ERROR_CODES = Map.of(
             "GET /api/products", AUTHENTICATED_READ,
             "POST /api/orders", union(IDEMPOTENT_WRITE, Set.of("OUT_OF_STOCK", "QUANTITY_LIMIT_EXCEEDED")),
-            "GET /api/orders", union(AUTHENTICATED_READ, Set.of("VALIDATION_FAILED")),
-            "GET /api/orders/{orderId}", union(AUTHENTICATED_READ, Set.of("ORDER_NOT_FOUND")),
-            "POST /api/orders/{orderId}/payments", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND",
-                    "ORDER_ALREADY_PAID", "ORDER_NOT_PAYABLE", "PAYMENT_ATTEMPT_UNRESOLVED", "PROVIDER_UNAVAILABLE")),
-            "GET /api/payments/{paymentId}", union(AUTHENTICATED_READ, Set.of("PAYMENT_NOT_FOUND")),
+            "GET /api/orders", AUTHENTICATED_READ,
+            "GET /api/orders/{orderId}", union(AUTHENTICATED_READ, Set.of("ORDER_NOT_FOUND", "NOT_FOUND")),
+            "POST /api/orders/{orderId}/payments", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND", "NOT_FOUND",
+                    "ORDER_ALREADY_PAID", "ORDER_NOT_PAYABLE", "PAYMENT_ATTEMPT_UNRESOLVED",
+                    "PROVIDER_UNAVAILABLE")),
+            "GET /api/payments/{paymentId}", union(AUTHENTICATED_READ, Set.of("PAYMENT_NOT_FOUND", "NOT_FOUND")),
             "POST /api/payments/{paymentId}/refunds", union(IDEMPOTENT_WRITE, Set.of("FORBIDDEN", "PAYMENT_NOT_FOUND",
+                    "NOT_FOUND",
                     "REFUND_EXCEEDS_PAYMENT", "PAYMENT_NOT_REFUNDABLE")),
-            "POST /api/orders/{orderId}/cancellation", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND",
+            "POST /api/orders/{orderId}/cancellation", union(IDEMPOTENT_WRITE, Set.of("ORDER_NOT_FOUND", "NOT_FOUND",
                     "ORDER_NOT_CANCELABLE", "PAYMENT_ATTEMPT_UNRESOLVED")),
             "POST /webhooks/{provider}", union(SERVER_ERRORS, Set.of("PROVIDER_NOT_FOUND", "WEBHOOK_SIGNATURE_INVALID",
                     "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE", "MALFORMED_JSON",
+                    "NOT_FOUND", "NOT_ACCEPTABLE",
                     "VALIDATION_FAILED", "WEBHOOK_SOURCE_NOT_ALLOWED", "WEBHOOK_READ_BACK_FAILED")));
 
     private static final ExternalTool NPX = new ExternalTool("npx", "install Node.js and npm (apt-get install -y npm)");
@@ -191,6 +202,77 @@ class OpenApiContractTest {
             });
             assertThat(documented).as(operation).isEqualTo(new TreeSet<>(expected));
         });
+    }
+
+    /**
+     * Sends each operation the requests the service refuses before or around its own logic (no token, a query value
+     * or path id the database cannot store, an Accept it does not serve, a body of another type, truncated JSON) and
+     * checks the document declares, for that operation, the status and code each refusal answered with. SHUTTING_DOWN
+     * is declared through ERROR_CODES only: draining the shared test application would refuse every later test.
+     */
+    @Test
+    void everyRefusalAnOperationAnswersIsDeclaredForThatOperation() {
+        String token = TestTokens.refunds(TestTokens.newUser());
+        Set<String> undeclared = new TreeSet<>();
+        for (String operation : ERROR_CODES.keySet()) {
+            String verb = operation.split(" ", 2)[0];
+            String template = operation.split(" ", 2)[1];
+            String path = template.replaceAll("\\{[^}]+}", "ord_missing");
+            Map<String, Supplier<String>> refusals = new LinkedHashMap<>();
+            if (template.startsWith("/api/")) {
+                refusals.put("no token", () -> answer(given(), verb, path));
+            }
+            refusals.put("a NUL in a query value", () -> answer(withJsonBody(asCaller(token)), verb,
+                    path + "?filter=%00"));
+            refusals.put("Accept: text/plain", () -> answer(asCaller(token).accept("text/plain"), verb, path));
+            if (!path.equals(template)) {
+                refusals.put("a NUL in the path", () -> answer(withJsonBody(asCaller(token)), verb,
+                        template.replaceAll("\\{[^}]+}", "%00")));
+                refusals.put("a path id over 255 characters", () -> answer(withJsonBody(asCaller(token)), verb,
+                        template.replaceAll("\\{[^}]+}", "o".repeat(256))));
+            }
+            if (verb.equals("POST")) {
+                refusals.put("a text/plain body", () -> answer(asCaller(token).contentType("text/plain").body("{}"),
+                        verb, path));
+                refusals.put("a truncated JSON body", () -> answer(asCaller(token).contentType("application/json")
+                        .body("{"), verb, path));
+            }
+            Set<String> declared = declaredAnswers(operation);
+            refusals.forEach((refusal, send) -> {
+                String answer = send.get();
+                if (!declared.contains(answer)) {
+                    undeclared.add(operation + " answers " + answer + " to " + refusal);
+                }
+            });
+        }
+
+        assertThat(undeclared).as("answered but not declared").isEmpty();
+    }
+
+    private static RequestSpecification withJsonBody(
+            RequestSpecification request) {
+        return request.contentType("application/json").body("{}");
+    }
+
+    private static RequestSpecification asCaller(String token) {
+        return given().header("Authorization", token).header("Idempotency-Key", UUID.randomUUID().toString());
+    }
+
+    /** "status code" of the answer; urls are sent as written, so an escaped NUL reaches the service. */
+    private static String answer(RequestSpecification request, String verb, String url) {
+        Response response = request.urlEncodingEnabled(false).request(verb, url);
+        return response.contentType().startsWith("application/problem+json")
+                ? response.statusCode() + " " + response.jsonPath().getString("code")
+                : response.statusCode() + " without a problem body (" + response.contentType() + ")";
+    }
+
+    /** "status code" of every problem example the document gives {@code operation}. */
+    private Set<String> declaredAnswers(String operation) {
+        Set<String> declared = new TreeSet<>();
+        operation(operation).path("responses").fields().forEachRemaining(entry -> resolve(entry.getValue())
+                .at("/content/application~1problem+json/examples").forEach(example ->
+                        declared.add(entry.getKey() + " " + resolve(example).at("/value/code").asText())));
+        return declared;
     }
 
     @Test
