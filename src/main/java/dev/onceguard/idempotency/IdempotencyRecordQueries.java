@@ -310,11 +310,6 @@ public class IdempotencyRecordQueries {
      * record_id, at (the first time), what (where, comma-separated).
      */
     public <T> List<T> requestsMatching(String low, String high, int perSource, int limit, SqlRows.Row<T> row) {
-        List<Object> parameters = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            parameters.addAll(List.of(matched(low, high, perSource)));
-        }
-        parameters.add(limit);
         return list("""
                 SELECT request_id, record_id, min(at) AS at, string_agg(DISTINCT what, ', ') AS what FROM (
                     (SELECT request_id, id AS record_id, created_at AS at, 'first request' AS what
@@ -330,7 +325,7 @@ public class IdempotencyRecordQueries {
                       ORDER BY request_id LIMIT ?)) found
                  GROUP BY request_id, record_id
                  ORDER BY request_id, record_id
-                 LIMIT ?""", row, parameters.toArray());
+                 LIMIT ?""", row, inThreeSources(low, high, perSource, limit));
     }
 
     /**
@@ -339,11 +334,6 @@ public class IdempotencyRecordQueries {
      * Columns: user_id, request_id, client_request_id, record_id, at, what.
      */
     public <T> List<T> clientRequestsMatching(String low, String high, int perSource, int limit, SqlRows.Row<T> row) {
-        List<Object> parameters = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            parameters.addAll(List.of(matched(low, high, perSource)));
-        }
-        parameters.add(limit);
         return list("""
                 SELECT user_id, request_id, client_request_id, record_id, min(at) AS at,
                        string_agg(DISTINCT what, ', ') AS what FROM (
@@ -363,11 +353,21 @@ public class IdempotencyRecordQueries {
                       ORDER BY client_request_id LIMIT ?)) found
                  GROUP BY user_id, request_id, client_request_id, record_id
                  ORDER BY user_id, min(at), request_id
-                 LIMIT ?""", row, parameters.toArray());
+                 LIMIT ?""", row, inThreeSources(low, high, perSource, limit));
     }
 
     private static String matching(String column, String high) {
         return (high == null ? column + " = ?" : "(" + column + " >= ? AND " + column + " < ?)") + "\n";
+    }
+
+    /** The parameters of a search in the records, the request log and the refused key reuses, then the overall limit. */
+    private static Object[] inThreeSources(String low, String high, int perSource, int limit) {
+        List<Object> parameters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            parameters.addAll(List.of(matched(low, high, perSource)));
+        }
+        parameters.add(limit);
+        return parameters.toArray();
     }
 
     private static Object[] matched(String low, String high, int limit) {
