@@ -1,7 +1,6 @@
 package dev.onceguard.idempotency;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import dev.onceguard.platform.RequestPathCaches;
+import dev.onceguard.platform.RecentEntries;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
@@ -9,7 +8,8 @@ import java.util.Optional;
 
 /**
  * Finished records this replica has read, by scope. A finished record never changes until retention deletes it
- * (after {@code expiresAt}), so an entry is good until then and a replay found here costs no database work.
+ * (after {@code expiresAt}), so an entry is good until then and a replay found here costs no database work. The latest
+ * records are what is kept ({@link RecentEntries}): a client retries what it sent last.
  */
 @ApplicationScoped
 public class FinishedRecords {
@@ -17,20 +17,20 @@ public class FinishedRecords {
     private record Scope(String userId, String operation, String key) {
     }
 
-    private final Cache<Scope, IdempotencyRecord> cache;
+    private final RecentEntries<Scope, IdempotencyRecord> cache;
 
     public FinishedRecords(IdempotencyConfig config) {
-        this.cache = RequestPathCaches.newBuilder().maximumSize(config.finishedCacheSize()).build();
+        this.cache = new RecentEntries<>(config.finishedCacheSize());
     }
 
     Optional<IdempotencyRecord> find(IdempotentRequest<?> request, Instant now) {
         Scope scope = scopeOf(request);
-        IdempotencyRecord record = cache.getIfPresent(scope);
+        IdempotencyRecord record = cache.get(scope);
         if (record == null) {
             return Optional.empty();
         }
         if (!record.expiresAt().isAfter(now)) {
-            cache.invalidate(scope);
+            cache.remove(scope);
             return Optional.empty();
         }
         return Optional.of(record);

@@ -1,7 +1,6 @@
 package dev.onceguard.webhook;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import dev.onceguard.platform.RequestPathCaches;
+import dev.onceguard.platform.RecentEntries;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -10,6 +9,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * reprocessing or parked match ever changes such an event again, so a later delivery of one is a duplicate that
  * costs no database work. IGNORED events are not kept: an admin may reprocess one on any replica. An entry outlives
  * its inbox row only when retention deletes the row, and then the answer is still the one the row gave.
+ * <p>
+ * The latest events are what is kept ({@link RecentEntries}): a provider resends what it sent last.
  */
 @ApplicationScoped
 public class FinishedEvents {
@@ -17,14 +18,14 @@ public class FinishedEvents {
     private record Event(String provider, String eventId) {
     }
 
-    private final Cache<Event, Boolean> settled;
+    private final RecentEntries<Event, Boolean> settled;
 
     public FinishedEvents(@ConfigProperty(name = "onceguard.webhooks.finished-cache-size") long size) {
-        this.settled = RequestPathCaches.newBuilder().maximumSize(size).build();
+        this.settled = new RecentEntries<>(size);
     }
 
     boolean contains(String provider, String eventId) {
-        return settled.getIfPresent(new Event(provider, eventId)) != null;
+        return settled.get(new Event(provider, eventId)) != null;
     }
 
     /** Remembers the event when {@code status}, its inbox status as committed, is one that never changes. */
