@@ -65,7 +65,7 @@ class OpenApiContractTest {
             "POST /webhooks/{provider}", union(SERVER_ERRORS, Set.of("PROVIDER_NOT_FOUND", "WEBHOOK_SIGNATURE_INVALID",
                     "WEBHOOK_EVENT_INVALID", "WEBHOOK_PROCESSING_FAILED", "PAYLOAD_TOO_LARGE", "MALFORMED_JSON",
                     "NOT_FOUND", "NOT_ACCEPTABLE",
-                    "VALIDATION_FAILED", "WEBHOOK_SOURCE_NOT_ALLOWED", "WEBHOOK_READ_BACK_FAILED")));
+                    "VALIDATION_FAILED", "UNSUPPORTED_MEDIA_TYPE", "WEBHOOK_SOURCE_NOT_ALLOWED", "WEBHOOK_READ_BACK_FAILED")));
 
     private static final ExternalTool NPX = new ExternalTool("npx", "install Node.js and npm (apt-get install -y npm)");
     private static final Pattern REF = Pattern.compile("\"\\$ref\":\"#/components/([a-zA-Z]+)/([^\"]+)\"");

@@ -91,6 +91,29 @@ class WebhookBodyBoundaryTest {
     }
 
     @Test
+    void aSignedFormBodyIsRefusedAsAMediaTypeAndNotStored() throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        for (String type : List.of("application/x-www-form-urlencoded", "multipart/form-data; boundary=x")) {
+            byte[] body = ("id=" + marker + "&type=payment.succeeded").getBytes(StandardCharsets.UTF_8);
+            long now = Instant.now().getEpochSecond();
+            HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                            + RestAssured.port + "/webhooks/sandbox"))
+                    .header("Content-Type", type)
+                    .header(StandardWebhooksSignature.ID, marker)
+                    .header(StandardWebhooksSignature.TIMESTAMP, String.valueOf(now))
+                    .header(StandardWebhooksSignature.SIGNATURE, StandardWebhooksSignature.sign(marker, now, body,
+                            SANDBOX_SECRET))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(answer.statusCode()).as(type).isEqualTo(415);
+            assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    value -> assertThat(value).startsWith("application/problem+json"));
+            assertThat(answer.body()).contains("\"code\":\"UNSUPPORTED_MEDIA_TYPE\"");
+        }
+        assertThat(stored()).isZero();
+    }
+
+    @Test
     void aSignedBodyThatIsNotJsonIsMalformedJson() {
         for (String body : List.of("not json", "{\"id\":", "", "{\"id\":\"" + marker + "\"} trailing")) {
             sandbox(marker, body).then().statusCode(400).contentType("application/problem+json")
