@@ -375,7 +375,8 @@ class ConsoleAdminActionsTest {
     }
 
     /**
-     * Support (403), a form without its token (the CSRF extension's 400) and a form without a usable reason (400, saying
+     * Support (403), a form without its token (the CSRF extension's 400,
+     * explained by the console's page) and a form without a usable reason (400, saying
      * so) change nothing and leave no audit row.
      */
     private void assertRefusedToSupportAndWithoutToken(String page, String path, String targetType, long target,
@@ -388,7 +389,10 @@ class ConsoleAdminActionsTest {
 
         assertThat(support.statusCode()).isEqualTo(403);
         assertThat(forged.statusCode()).isEqualTo(400);
+        assertThat(forged.contentType()).startsWith("text/html");
+        assertThat(forged.asString()).contains("Form not accepted").contains("Nothing was done");
         assertThat(wrongToken.statusCode()).isEqualTo(400);
+        assertThat(wrongToken.asString()).contains("Form not accepted");
         Response noReason = postWithoutReason(ADMIN, path, form(ADMIN, page));
         Response blankReason = post(ADMIN, path, form(ADMIN, page), "   ");
         Response longReason = post(ADMIN, path, form(ADMIN, page), "x".repeat(501));
