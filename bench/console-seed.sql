@@ -453,7 +453,8 @@ SELECT job, replica, started_at, started_at + duration, outcome, counts, error
                CASE WHEN n % 2 = 0 THEN 'onceguard-7d9f8c6b5-x2k4q' ELSE 'onceguard-7d9f8c6b5-p8m2z' END AS replica,
                :'anchor'::timestamptz - n * interval '15 seconds' AS started_at,
                (3 + 15 * pg_temp.u01(n, 51)) * interval '1 millisecond' AS duration, 'SUCCEEDED' AS outcome,
-               jsonb_build_object('released', 0, 'reconciled', CASE WHEN pg_temp.u01(n, 52) < 0.05 THEN 1 ELSE 0 END) AS counts,
+               jsonb_build_object('released', 0, 'reconciled', CASE WHEN pg_temp.u01(n, 52) < 0.05 THEN 1 ELSE 0 END,
+                                  'failed', 0) AS counts,
                NULL AS error
           FROM generate_series(1, 5760) n
         UNION ALL
@@ -462,10 +463,9 @@ SELECT job, replica, started_at, started_at + duration, outcome, counts, error
                (20 + 400 * pg_temp.u01(n, 53)) * interval '1 millisecond',
                CASE WHEN n BETWEEN 610 AND 615 THEN 'FAILED' ELSE 'SUCCEEDED' END,
                CASE WHEN n BETWEEN 610 AND 615 THEN '{}'::jsonb
-                    ELSE jsonb_build_object('resumed', floor(3 * pg_temp.u01(n, 54))::int, 'stillUnknown',
-                             CASE WHEN n < 40 THEN 1 + floor(4 * pg_temp.u01(n, 55))::int ELSE 0 END,
-                             'pendingChecked', floor(5 * pg_temp.u01(n, 56))::int,
-                             'pendingResolved', floor(2 * pg_temp.u01(n, 57))::int) END,
+                    ELSE jsonb_build_object('pendingChecked', floor(5 * pg_temp.u01(n, 56))::int,
+                             'pendingResolved', floor(2 * pg_temp.u01(n, 57))::int,
+                             'refundsPendingResolved', CASE WHEN n < 40 THEN floor(2 * pg_temp.u01(n, 55))::int ELSE 0 END) END,
                CASE WHEN n BETWEEN 610 AND 615
                     THEN 'ProcessingException: java.net.ConnectException: Connection refused' END
           FROM generate_series(1, 2880) n
