@@ -156,7 +156,7 @@ public class BulkActions {
         String byProvider = provider == null ? "" : " AND provider = ?";
         Object[] parameters = provider == null ? new Object[]{status, MAX_ROWS + 1}
                 : new Object[]{status, provider, MAX_ROWS + 1};
-        return select("SELECT id, received_at AS at FROM webhook_inbox WHERE status = ?" + byProvider
+        return select("SELECT id, received_at AS at FROM webhook_inbox WHERE " + InboxEvents.STATUS_NOT_PROCESSED + byProvider
                 + " ORDER BY received_at, id LIMIT ?", parameters);
     }
 

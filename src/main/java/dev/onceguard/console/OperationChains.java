@@ -221,6 +221,7 @@ public class OperationChains {
                          WHERE w.id IN (SELECT w2.id FROM payments p
                                           JOIN webhook_inbox w2 ON w2.provider = p.provider
                                                                AND w2.provider_payment_id = p.provider_payment_id
+                                                               AND w2.payment_id IS NULL
                                          WHERE p.order_id = ?
                                         UNION
                                         SELECT w3.id FROM payments p JOIN webhook_inbox w3 ON w3.payment_id = p.payment_id

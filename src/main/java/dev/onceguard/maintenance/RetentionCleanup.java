@@ -60,9 +60,10 @@ public class RetentionCleanup {
                              ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)""")),
                 new Sweep("webhook_inbox", config.inbox(), sqlDelete("""
                         DELETE FROM webhook_inbox WHERE id IN (
-                            SELECT id FROM webhook_inbox
-                             WHERE status IN ('PROCESSED', 'IGNORED', 'REJECTED') AND processed_at < ?
-                             ORDER BY processed_at LIMIT ? FOR UPDATE SKIP LOCKED)""")),
+                            SELECT id FROM webhook_inbox, (SELECT CAST(? AS timestamptz) AS at) cutoff
+                             WHERE received_at < cutoff.at AND processed_at < cutoff.at
+                               AND status IN ('PROCESSED', 'IGNORED', 'REJECTED')
+                             ORDER BY received_at LIMIT ? FOR UPDATE OF webhook_inbox SKIP LOCKED)""")),
                 new Sweep("webhook_inbox", config.inboxPendingMatch(), sqlDelete("""
                         DELETE FROM webhook_inbox WHERE id IN (
                             SELECT id FROM webhook_inbox WHERE status = 'PENDING_MATCH' AND received_at < ?
