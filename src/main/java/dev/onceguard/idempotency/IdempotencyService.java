@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -152,24 +153,20 @@ public class IdempotencyService {
     }
 
     /**
-     * How one attempt ended: answered; or, to try again, the record it met was deleted before it could be read, or what
-     * its plan read had changed by the time of the claim; or, for an operation that calls out, its record is this
-     * request's and its phases go on.
+     * How one attempt ended: answered; or to be tried again, since the record it met was deleted before it could be
+     * read, or what its plan read had changed by the time of the claim; or, for an operation that calls out, its
+     * record is this request's and its phases go on.
      */
-    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated, Holding {
+    private sealed interface Attempt permits Answered, TryAgain, Holding {
     }
 
     private record Answered(Answer answer) implements Attempt {
     }
 
-    private record RecordVanished() implements Attempt {
+    private record TryAgain() implements Attempt {
     }
 
-    private record PlanOutdated() implements Attempt {
-    }
-
-    private static final Attempt RECORD_VANISHED = new RecordVanished();
-    private static final Attempt PLAN_OUTDATED = new PlanOutdated();
+    private static final Attempt TRY_AGAIN = new TryAgain();
 
     /**
      * Runs a local operation once: its plan's reads, then one statement that claims its record and makes its writes;
@@ -196,10 +193,8 @@ public class IdempotencyService {
             if (!(started instanceof Holding held)) {
                 return started;
             }
-            Step step = held.step() instanceof NextPhase next
-                    ? runPhases(held.recordId(), held.lease(), request.operation(), next.checkpoint(), resumable, cause)
-                    : held.step();
-            return new Answered(answerWhereItStands(step, held.recordId(), request));
+            Step step = runPhases(held.recordId(), held.lease(), request.operation(), held.step(), resumable, cause);
+            return new Answered(answerWhereItStands(step, held.recordId()));
         });
     }
 
@@ -294,33 +289,33 @@ public class IdempotencyService {
                     .orElseThrow(() -> refused);
         }
         Instant answeredAt = Timestamps.now();
-        Claim claim = claimReleasingAbandoned(request, () -> records.claimFinished(request,
-                IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now),
-                plan.writes(), plan.precondition()));
-        if (claim instanceof Met met) {
-            return answerFromScope(met.record(), request, now);
-        }
-        if (claim instanceof Outdated) {
+        return claimReleasingAbandoned(request, () -> claimWithPlan(request, plan, now, answeredAt),
+                recordId -> {
+                    LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
+                    return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()),
+                            recordId, RequestLog.Outcome.EXECUTED));
+                },
+                record -> answerFromScope(record, request, now));
+    }
+
+    /** Claims the record finished with the plan's answer; a precondition that no longer holds makes it forget. */
+    private IdempotencyStore.ClaimOutcome claimWithPlan(IdempotentRequest<?> request, LocalOperation.Plan plan,
+                                                        Instant now, Instant answeredAt) {
+        IdempotencyStore.ClaimOutcome outcome = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
+                plan.response(), now, answeredAt, expiryOf(request, now), plan.writes(), plan.precondition());
+        if (outcome instanceof IdempotencyStore.PreconditionFailed) {
             plan.precondition().orElseThrow().whenOutdated().run();
-            return PLAN_OUTDATED;
         }
-        long recordId = ((Claimed) claim).recordId();
-        LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
-        return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
-                RequestLog.Outcome.EXECUTED));
+        return outcome;
     }
 
     private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
-        Claim claim = claimReleasingAbandoned(request, () -> claim(request, now, lease));
-        if (claim instanceof Met met) {
-            return takeOverOrAnswer(request, met.record(), now);
-        }
-        long claimed = ((Claimed) claim).recordId();
-        return new Holding(claimed, lease, stepAfter(claimed, lease, request.operation(),
-                new Checkpoint(STARTED, null, null),
-                firstPhase.run(request.body(), claimed), cause));
+        return claimReleasingAbandoned(request, () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
+                recordId -> new Holding(recordId, lease, stepAfter(recordId, lease, request.operation(),
+                        new Checkpoint(STARTED, null, null), firstPhase.run(request.body(), recordId), cause)),
+                record -> takeOverOrAnswer(request, record, now));
     }
 
     /** The scope's existing record either answers the request, or, when its lease has expired, is taken over here. */
@@ -337,13 +332,12 @@ public class IdempotencyService {
     }
 
     /**
-     * Runs the operation's phases from {@code checkpoint}, for a caller that holds the record under {@code lease},
+     * Runs the operation's phases from {@code step} on, for a caller that holds the record under {@code lease},
      * until one pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic
      * phase it hands back, in a transaction of its own, and applies that phase's result there.
      */
-    private Step runPhases(long recordId, Instant lease, String operation, Checkpoint checkpoint,
-                      ResumableOperation resumable, Cause cause) {
-        Step step = new NextPhase(checkpoint);
+    private Step runPhases(long recordId, Instant lease, String operation, Step step, ResumableOperation resumable,
+                           Cause cause) {
         while (step instanceof NextPhase next) {
             AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
             step = QuarkusTransaction.requiringNew().call(() ->
@@ -417,7 +411,7 @@ public class IdempotencyService {
     }
 
     /** The caller's answer where the operation stands. */
-    private Answer answerWhereItStands(Step step, long recordId, IdempotentRequest<?> request) {
+    private Answer answerWhereItStands(Step step, long recordId) {
         if (step instanceof RecordFinished done) {
             return new Answer(done.response(), recordId, done.response().outcome() == Outcome.REPLAYED
                     ? RequestLog.Outcome.REPLAYED : RequestLog.Outcome.EXECUTED);
@@ -426,60 +420,34 @@ public class IdempotencyService {
             return new Answer(new IdempotentResponse(Outcome.EXECUTED, paused.answer()), recordId,
                     RequestLog.Outcome.EXECUTED);
         }
-        if (step instanceof Overtaken overtaken) {
-            return inProgress(overtaken.record(), Timestamps.now());
-        }
-        return inProgress(((Unchanged) step).record(), Timestamps.now());
+        return inProgress(step instanceof Overtaken overtaken ? overtaken.record() : ((Unchanged) step).record(),
+                Timestamps.now());
     }
 
     /**
-     * What a claim came to: the record is this request's, the scope already had one, or the plan's precondition no
-     * longer held (nothing written).
+     * Claims the scope with {@code claim}: inserted, the record is this request's ({@code whenInserted}); refused by
+     * the plan's precondition, the attempt is tried again. A record of the same request abandoned at {@link #STARTED}
+     * (its process died before any external call, so none of its work survived) is released first and the claim made
+     * again; the record a failed claim met is read once, and handed to {@code whenTaken}.
      */
-    private sealed interface Claim permits Claimed, Met, Outdated {
-    }
-
-    private record Outdated() implements Claim {
-    }
-
-    private record Claimed(long recordId) implements Claim {
-    }
-
-    /** The scope's record as read after the claim met it; empty when it was deleted before it could be read. */
-    private record Met(Optional<IdempotencyRecord> record) implements Claim {
-    }
-
-    /**
-     * Claims the scope with {@code claim}; a record of the same request abandoned at {@link #STARTED} (its process
-     * died before any external call, so none of its work survived) is released first and the claim made again. The
-     * record a failed claim met is read once, and handed on.
-     */
-    private Claim claimReleasingAbandoned(IdempotentRequest<?> request,
-                                          Supplier<IdempotencyStore.ClaimOutcome> claim) {
+    private Attempt claimReleasingAbandoned(IdempotentRequest<?> request,
+                                            Supplier<IdempotencyStore.ClaimOutcome> claim,
+                                            LongFunction<Attempt> whenInserted,
+                                            Function<Optional<IdempotencyRecord>, Attempt> whenTaken) {
         IdempotencyStore.ClaimOutcome outcome = claim.get();
-        if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
-            return claimOf(outcome);
-        }
-        Optional<IdempotencyRecord> record = findRecord(request);
-        if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
-                && releaseIfAbandoned(record.get().id())) {
-            outcome = claim.get();
-            if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
-                return claimOf(outcome);
+        if (outcome instanceof IdempotencyStore.ScopeTaken) {
+            Optional<IdempotencyRecord> record = findRecord(request);
+            if (record.isEmpty() || !record.get().fingerprint().equals(request.fingerprint())
+                    || !releaseIfAbandoned(record.get().id())) {
+                return whenTaken.apply(record);
             }
-            record = findRecord(request);
+            outcome = claim.get();
+            if (outcome instanceof IdempotencyStore.ScopeTaken) {
+                return whenTaken.apply(findRecord(request));
+            }
         }
-        return new Met(record);
-    }
-
-    /** A claim that did not meet a record: inserted, or refused by the plan's precondition. */
-    private static Claim claimOf(IdempotencyStore.ClaimOutcome outcome) {
-        return outcome instanceof IdempotencyStore.Inserted inserted ? new Claimed(inserted.recordId())
-                : new Outdated();
-    }
-
-    private IdempotencyStore.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
-        return records.claim(request, STARTED, now, lease, expiryOf(request, now));
+        return outcome instanceof IdempotencyStore.Inserted inserted ? whenInserted.apply(inserted.recordId())
+                : TRY_AGAIN;
     }
 
     /**
@@ -505,13 +473,9 @@ public class IdempotencyService {
         return records.findByScope(request.userId(), request.operation(), request.key().value());
     }
 
-    private Attempt readAndAnswer(IdempotentRequest<?> request, Instant now) {
-        return answerFromScope(findRecord(request), request, now);
-    }
-
     /** The answer of the scope's record, as read; a record deleted before it could be read means: try again. */
     private Attempt answerFromScope(Optional<IdempotencyRecord> record, IdempotentRequest<?> request, Instant now) {
-        return record.<Attempt>map(r -> new Answered(answerFromRecord(r, request, now))).orElse(RECORD_VANISHED);
+        return record.<Attempt>map(r -> new Answered(answerFromRecord(r, request, now))).orElse(TRY_AGAIN);
     }
 
     /** Answers a request from its scope's existing record. */
@@ -555,7 +519,7 @@ public class IdempotencyService {
             if (!(records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
                     expiryOf(request, now), ClaimWrites.NONE, Optional.empty())
                     instanceof IdempotencyStore.Inserted inserted)) {
-                return readAndAnswer(request, now);
+                return answerFromScope(findRecord(request), request, now);
             }
             return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
                     RequestLog.Outcome.REFUSED));
@@ -599,7 +563,7 @@ public class IdempotencyService {
                     operation, from.recoveryPoint(), operation);
             return new Resumption.NoResume(operation, from.recoveryPoint());
         }
-        Step step = runPhases(recordId, lease, operation, from, resumable.get(), cause);
+        Step step = runPhases(recordId, lease, operation, new NextPhase(from), resumable.get(), cause);
         if (step instanceof RecordFinished done) {
             return new Resumption.Finished(from, done.response().stored());
         }
