@@ -97,7 +97,7 @@ public class IdempotencyService {
     private final WorkerExecutor localOperationThreads;
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
-    public IdempotencyService(IdempotencyStore records, StoredResponses responses, FinishedRecords finished,
+    IdempotencyService(IdempotencyStore records, StoredResponses responses, FinishedRecords finished,
                               RequestLog requestLog, JsonRequests jsonRequests, ObjectMapper json,
                               IdempotencyConfig config, MeterRegistry registry, Instance<ResumableOperation> resumables,
                               Instance<RecordKeeper> keepers, Vertx vertx) {
@@ -148,8 +148,8 @@ public class IdempotencyService {
         }
     }
 
-    /** An engine answer and what the request log keeps of it. */
-    private record Answer(IdempotentResponse response, long recordId, RequestLog.Outcome logged) {
+    /** An engine answer and what the request log keeps of it: the attempt that reaches one ends there. */
+    private record Answer(IdempotentResponse response, long recordId, RequestLog.Outcome logged) implements Attempt {
     }
 
     /**
@@ -157,10 +157,7 @@ public class IdempotencyService {
      * read, or what its plan read had changed by the time of the claim; or, for an operation that calls out, its
      * record is this request's and its phases go on.
      */
-    private sealed interface Attempt permits Answered, TryAgain, Holding {
-    }
-
-    private record Answered(Answer answer) implements Attempt {
+    private sealed interface Attempt permits Answer, TryAgain, Holding {
     }
 
     private record TryAgain() implements Attempt {
@@ -194,7 +191,7 @@ public class IdempotencyService {
                 return started;
             }
             Step step = runPhases(held.recordId(), held.lease(), request.operation(), held.step(), resumable, cause);
-            return new Answered(answerWhereItStands(step, held.recordId()));
+            return answerWhereItStands(step, held.recordId());
         });
     }
 
@@ -269,8 +266,8 @@ public class IdempotencyService {
                 count(request.operation(), Outcome.REJECTED);
                 throw rejected;
             }
-            if (result instanceof Answered answered) {
-                return answered.answer();
+            if (result instanceof Answer answer) {
+                return answer;
             }
         }
         throw new IllegalStateException("request " + request.requestId() + " found its record vanished or its plan"
@@ -285,15 +282,14 @@ public class IdempotencyService {
         } catch (BusinessRefusal refusal) {
             throw refusal;
         } catch (ProblemException refused) {
-            return findRecord(request).<Attempt>map(record -> new Answered(answerFromRecord(record, request, now)))
-                    .orElseThrow(() -> refused);
+            return findRecord(request).map(record -> answerFromRecord(record, request, now)).orElseThrow(() -> refused);
         }
         Instant answeredAt = Timestamps.now();
         return claimReleasingAbandoned(request, () -> claimWithPlan(request, plan, now, answeredAt),
                 recordId -> {
                     LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
-                    return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()),
-                            recordId, RequestLog.Outcome.EXECUTED));
+                    return new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
+                            RequestLog.Outcome.EXECUTED);
                 },
                 record -> answerFromScope(record, request, now));
     }
@@ -312,7 +308,8 @@ public class IdempotencyService {
     private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
-        return claimReleasingAbandoned(request, () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
+        return claimReleasingAbandoned(request,
+                () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
                 recordId -> new Holding(recordId, lease, stepAfter(recordId, lease, request.operation(),
                         new Checkpoint(STARTED, null, null), firstPhase.run(request.body(), recordId), cause)),
                 record -> takeOverOrAnswer(request, record, now));
@@ -384,8 +381,8 @@ public class IdempotencyService {
                                   IdempotencyStore.Applier applier, Cause cause) {
         Instant now = Timestamps.now();
         if (result instanceof PhaseResult.FinalResponse done) {
-            return records.complete(recordId, done.status(), done.response(), now, now.plus(retentionOf(operation)),
-                    applier, cause);
+            return records.complete(recordId, done.status(), done.response(), now,
+                    now.plus(config.retentionOf(operation)), applier, cause);
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
             boolean givenUp = point.lease() == PhaseResult.Lease.GIVE_UP;
@@ -461,7 +458,7 @@ public class IdempotencyService {
 
     /** Until when a record claimed at {@code now} is kept once it is finished. */
     private Instant expiryOf(IdempotentRequest<?> request, Instant now) {
-        return now.plus(retentionOf(request.operation()));
+        return now.plus(config.retentionOf(request.operation()));
     }
 
     /** The lease a claim or a take-over at {@code now} sets, and by which its holder is known. */
@@ -475,7 +472,7 @@ public class IdempotencyService {
 
     /** The answer of the scope's record, as read; a record deleted before it could be read means: try again. */
     private Attempt answerFromScope(Optional<IdempotencyRecord> record, IdempotentRequest<?> request, Instant now) {
-        return record.<Attempt>map(r -> new Answered(answerFromRecord(r, request, now))).orElse(TRY_AGAIN);
+        return record.<Attempt>map(r -> answerFromRecord(r, request, now)).orElse(TRY_AGAIN);
     }
 
     /** Answers a request from its scope's existing record. */
@@ -521,8 +518,8 @@ public class IdempotencyService {
                     instanceof IdempotencyStore.Inserted inserted)) {
                 return answerFromScope(findRecord(request), request, now);
             }
-            return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
-                    RequestLog.Outcome.REFUSED));
+            return new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
+                    RequestLog.Outcome.REFUSED);
         });
     }
 
@@ -615,10 +612,6 @@ public class IdempotencyService {
 
     private IdempotentResponse refusal(Outcome outcome, Problem problem, Map<String, String> headers) {
         return new IdempotentResponse(outcome, responses.problem(problem, headers));
-    }
-
-    private Duration retentionOf(String operation) {
-        return config.retentionOf(operation);
     }
 
     private void count(String operation, Outcome outcome) {
