@@ -190,8 +190,10 @@ public class IdempotencyService {
             if (!(started instanceof Holding held)) {
                 return started;
             }
-            Step step = runPhases(held.recordId(), held.lease(), request.operation(), held.step(), resumable, cause);
-            return answerWhereItStands(step, held.recordId());
+            Stopped stopped = held.step() instanceof NextPhase next
+                    ? runPhases(held.recordId(), held.lease(), request.operation(), next.checkpoint(), resumable, cause)
+                    : (Stopped) held.step();
+            return stopped.answer();
         });
     }
 
@@ -200,30 +202,20 @@ public class IdempotencyService {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
-    private sealed interface Step permits NextPhase, LeaseGivenUp, RecordFinished, Unchanged, Overtaken {
+    private sealed interface Step permits NextPhase, Stopped {
     }
 
     /** At a recovery point, the lease kept: the operation's next phase runs now. */
     private record NextPhase(Checkpoint checkpoint) implements Step {
     }
 
-    /** At a recovery point, the lease given up; the caller is answered {@code answer}, which is not stored. */
-    private record LeaseGivenUp(Checkpoint checkpoint, StoredResponse answer) implements Step {
-    }
-
-    /** The record is finished: by this phase ({@code EXECUTED}) or, first, by someone else ({@code REPLAYED}). */
-    private record RecordFinished(IdempotentResponse response) implements Step {
-    }
-
-    /** The phase changed nothing: the record, as read now, is still PROCESSING at the checkpoint it ran from. */
-    private record Unchanged(IdempotencyRecord record, Checkpoint checkpoint) implements Step {
-    }
-
     /**
-     * The caller's lease ran out while its phase ran and another taker holds the record now: the phase's result was
-     * not applied, the record is the new holder's to go on with.
+     * The caller no longer holds the record: its request is answered {@code answer} (the interim answer of a lease
+     * given up is not stored), and resuming it came to {@code resumption}: finished, by this phase or first by someone
+     * else; paused at a recovery point, or where a phase that changed nothing left it; or not taken, when the caller's
+     * lease ran out while its phase ran and another taker holds the record now (the phase's result was not applied).
      */
-    private record Overtaken(IdempotencyRecord record) implements Step {
+    private record Stopped(Answer answer, Resumption resumption) implements Step {
     }
 
     /**
@@ -308,10 +300,11 @@ public class IdempotencyService {
     private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
+        Checkpoint start = new Checkpoint(STARTED, null, null);
         return claimReleasingAbandoned(request,
                 () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
-                recordId -> new Holding(recordId, lease, stepAfter(recordId, lease, request.operation(),
-                        new Checkpoint(STARTED, null, null), firstPhase.run(request.body(), recordId), cause)),
+                recordId -> new Holding(recordId, lease, stepAfter(recordId, lease, request.operation(), start, start,
+                        firstPhase.run(request.body(), recordId), cause)),
                 record -> takeOverOrAnswer(request, record, now));
     }
 
@@ -329,44 +322,46 @@ public class IdempotencyService {
     }
 
     /**
-     * Runs the operation's phases from {@code step} on, for a caller that holds the record under {@code lease},
+     * Runs the operation's phases from {@code resumedFrom}, for a caller that holds the record under {@code lease},
      * until one pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic
      * phase it hands back, in a transaction of its own, and applies that phase's result there.
      */
-    private Step runPhases(long recordId, Instant lease, String operation, Step step, ResumableOperation resumable,
-                           Cause cause) {
+    private Stopped runPhases(long recordId, Instant lease, String operation, Checkpoint resumedFrom,
+                              ResumableOperation resumable, Cause cause) {
+        Step step = new NextPhase(resumedFrom);
         while (step instanceof NextPhase next) {
             AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
             step = QuarkusTransaction.requiringNew().call(() ->
-                    stepAfter(recordId, lease, operation, next.checkpoint(), phase.run(), cause));
+                    stepAfter(recordId, lease, operation, resumedFrom, next.checkpoint(), phase.run(), cause));
         }
-        return step;
+        return (Stopped) step;
     }
 
     /**
-     * Applies a phase's result for the caller that holds the record under {@code lease}, in the phase's transaction,
-     * and says where the operation now stands. A record the result could not be applied to was finished by someone
-     * else meanwhile (a webhook that settled its payment), whose stored answer is this caller's too, or taken over
-     * after the caller's lease ran out.
+     * Applies a phase's result, run from {@code from}, for the caller that holds the record under {@code lease}, in
+     * the phase's transaction, and says where the operation now stands. A record the result could not be applied to
+     * was finished by someone else meanwhile (a webhook that settled its payment), whose stored answer is this
+     * caller's too, or taken over after the caller's lease ran out.
      */
-    private Step stepAfter(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result,
-                         Cause cause) {
+    private Step stepAfter(long recordId, Instant lease, String operation, Checkpoint resumedFrom, Checkpoint from,
+                           PhaseResult result, Cause cause) {
         boolean applied = applyToRecord(recordId, operation, result, new IdempotencyStore.Holder(lease), cause);
-        if (applied) {
-            if (result instanceof PhaseResult.FinalResponse done) {
-                return new RecordFinished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
-            }
-            if (result instanceof PhaseResult.RecoveryPoint point) {
-                return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
-                        : new LeaseGivenUp(point.checkpoint(), point.answer());
-            }
+        if (applied && result instanceof PhaseResult.FinalResponse done) {
+            return new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, done.response()), recordId,
+                    RequestLog.Outcome.EXECUTED), new Resumption.Finished(resumedFrom, done.response()));
+        }
+        if (applied && result instanceof PhaseResult.RecoveryPoint point) {
+            return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
+                    : new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, point.answer()), recordId,
+                            RequestLog.Outcome.EXECUTED), new Resumption.Paused(resumedFrom, point.checkpoint()));
         }
         IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new EarlierCommitLost(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
         if (record.isFinished()) {
-            return new RecordFinished(new IdempotentResponse(Outcome.REPLAYED, record.response()));
+            return new Stopped(replayed(record), new Resumption.Finished(resumedFrom, record.response()));
         }
-        return applied ? new Unchanged(record, from) : new Overtaken(record);
+        return new Stopped(inProgress(record, Timestamps.now()),
+                applied ? new Resumption.Paused(resumedFrom, from) : new Resumption.NotTaken());
     }
 
     /**
@@ -405,20 +400,6 @@ public class IdempotencyService {
     @Transactional(Transactional.TxType.MANDATORY)
     public void applyUnheld(long recordId, String operation, PhaseResult result, Cause cause) {
         applyToRecord(recordId, operation, result, new IdempotencyStore.Outsider(Timestamps.now()), cause);
-    }
-
-    /** The caller's answer where the operation stands. */
-    private Answer answerWhereItStands(Step step, long recordId) {
-        if (step instanceof RecordFinished done) {
-            return new Answer(done.response(), recordId, done.response().outcome() == Outcome.REPLAYED
-                    ? RequestLog.Outcome.REPLAYED : RequestLog.Outcome.EXECUTED);
-        }
-        if (step instanceof LeaseGivenUp paused) {
-            return new Answer(new IdempotentResponse(Outcome.EXECUTED, paused.answer()), recordId,
-                    RequestLog.Outcome.EXECUTED);
-        }
-        return inProgress(step instanceof Overtaken overtaken ? overtaken.record() : ((Unchanged) step).record(),
-                Timestamps.now());
     }
 
     /**
@@ -560,17 +541,7 @@ public class IdempotencyService {
                     operation, from.recoveryPoint(), operation);
             return new Resumption.NoResume(operation, from.recoveryPoint());
         }
-        Step step = runPhases(recordId, lease, operation, new NextPhase(from), resumable.get(), cause);
-        if (step instanceof RecordFinished done) {
-            return new Resumption.Finished(from, done.response().stored());
-        }
-        if (step instanceof LeaseGivenUp paused) {
-            return new Resumption.Paused(from, paused.checkpoint());
-        }
-        if (step instanceof Overtaken) {
-            return new Resumption.NotTaken();
-        }
-        return new Resumption.Paused(from, ((Unchanged) step).checkpoint());
+        return runPhases(recordId, lease, operation, from, resumable.get(), cause).resumption();
     }
 
     /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */
