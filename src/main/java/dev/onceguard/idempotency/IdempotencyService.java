@@ -98,9 +98,9 @@ public class IdempotencyService {
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
     IdempotencyService(IdempotencyStore records, StoredResponses responses, FinishedRecords finished,
-                              RequestLog requestLog, JsonRequests jsonRequests, ObjectMapper json,
-                              IdempotencyConfig config, MeterRegistry registry, Instance<ResumableOperation> resumables,
-                              Instance<RecordKeeper> keepers, Vertx vertx) {
+                       RequestLog requestLog, JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
+                       MeterRegistry registry, Instance<ResumableOperation> resumables, Instance<RecordKeeper> keepers,
+                       Vertx vertx) {
         this.records = records;
         this.responses = responses;
         this.keepers = keepers;
@@ -190,15 +190,13 @@ public class IdempotencyService {
             if (!(started instanceof Holding held)) {
                 return started;
             }
-            Stopped stopped = held.step() instanceof NextPhase next
-                    ? runPhases(held.recordId(), held.lease(), request.operation(), next.checkpoint(), resumable, cause)
-                    : (Stopped) held.step();
-            return stopped.answer();
+            return runPhases(held.recordId(), held.lease(), request.operation(), held.next(), resumable, cause)
+                    .answer();
         });
     }
 
-    /** The record is this request's (claimed or taken over, under {@code lease}), at {@code step}. */
-    private record Holding(long recordId, Instant lease, Step step) implements Attempt {
+    /** The record is this request's (claimed or taken over, under {@code lease}); its phases go on from {@code next}. */
+    private record Holding(long recordId, Instant lease, Checkpoint next) implements Attempt {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
@@ -303,8 +301,12 @@ public class IdempotencyService {
         Checkpoint start = new Checkpoint(STARTED, null, null);
         return claimReleasingAbandoned(request,
                 () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
-                recordId -> new Holding(recordId, lease, stepAfter(recordId, lease, request.operation(), start, start,
-                        firstPhase.run(request.body(), recordId), cause)),
+                recordId -> {
+                    Step first = stepAfter(recordId, lease, request.operation(), start, start,
+                            firstPhase.run(request.body(), recordId), cause);
+                    return first instanceof NextPhase next ? new Holding(recordId, lease, next.checkpoint())
+                            : ((Stopped) first).answer();
+                },
                 record -> takeOverOrAnswer(request, record, now));
     }
 
@@ -314,7 +316,7 @@ public class IdempotencyService {
                 && !record.get().leaseExpiresAt().isAfter(now)) {
             Optional<IdempotencyStore.TakenOver> taken = takeOver(record.get().id());
             if (taken.isPresent()) {
-                return new Holding(record.get().id(), taken.get().lease(), new NextPhase(taken.get().checkpoint()));
+                return new Holding(record.get().id(), taken.get().lease(), taken.get().checkpoint());
             }
             record = records.findById(record.get().id());
         }
