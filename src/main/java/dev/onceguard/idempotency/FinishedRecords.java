@@ -12,14 +12,14 @@ import java.util.Optional;
  * records are what is kept ({@link RecentEntries}): a client retries what it sent last.
  */
 @ApplicationScoped
-public class FinishedRecords {
+class FinishedRecords {
 
     private record Scope(String userId, String operation, String key) {
     }
 
     private final RecentEntries<Scope, IdempotencyRecord> cache;
 
-    public FinishedRecords(IdempotencyConfig config) {
+    FinishedRecords(IdempotencyConfig config) {
         this.cache = new RecentEntries<>(config.finishedCacheSize());
     }
 

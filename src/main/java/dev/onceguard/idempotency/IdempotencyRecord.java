@@ -13,7 +13,7 @@ public record IdempotencyRecord(long id, String fingerprint, Status status, Stri
 
     public enum Status { PROCESSING, COMPLETED, FAILED }
 
-    public boolean isFinished() {
+    boolean isFinished() {
         return status != Status.PROCESSING;
     }
 }

@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -96,10 +97,10 @@ public class IdempotencyService {
     private final WorkerExecutor localOperationThreads;
     private final Map<String, Map<Outcome, Counter>> requests = new ConcurrentHashMap<>();
 
-    public IdempotencyService(IdempotencyStore records, StoredResponses responses, FinishedRecords finished,
-                              RequestLog requestLog, JsonRequests jsonRequests, ObjectMapper json,
-                              IdempotencyConfig config, MeterRegistry registry, Instance<ResumableOperation> resumables,
-                              Instance<RecordKeeper> keepers, Vertx vertx) {
+    IdempotencyService(IdempotencyStore records, StoredResponses responses, FinishedRecords finished,
+                       RequestLog requestLog, JsonRequests jsonRequests, ObjectMapper json, IdempotencyConfig config,
+                       MeterRegistry registry, Instance<ResumableOperation> resumables, Instance<RecordKeeper> keepers,
+                       Vertx vertx) {
         this.records = records;
         this.responses = responses;
         this.keepers = keepers;
@@ -147,29 +148,22 @@ public class IdempotencyService {
         }
     }
 
-    /** An engine answer and what the request log keeps of it. */
-    private record Answer(IdempotentResponse response, long recordId, RequestLog.Outcome logged) {
+    /** An engine answer and what the request log keeps of it: the attempt that reaches one ends there. */
+    private record Answer(IdempotentResponse response, long recordId, RequestLog.Outcome logged) implements Attempt {
     }
 
     /**
-     * How one attempt ended: answered; or, to try again, the record it met was deleted before it could be read, or what
-     * its plan read had changed by the time of the claim; or, for an operation that calls out, its record is this
-     * request's and its phases go on.
+     * How one attempt ended: answered; or to be tried again, since the record it met was deleted before it could be
+     * read, or what its plan read had changed by the time of the claim; or, for an operation that calls out, its
+     * record is this request's and its phases go on.
      */
-    private sealed interface Attempt permits Answered, RecordVanished, PlanOutdated, Holding {
+    private sealed interface Attempt permits Answer, TryAgain, Holding {
     }
 
-    private record Answered(Answer answer) implements Attempt {
+    private record TryAgain() implements Attempt {
     }
 
-    private record RecordVanished() implements Attempt {
-    }
-
-    private record PlanOutdated() implements Attempt {
-    }
-
-    private static final Attempt RECORD_VANISHED = new RecordVanished();
-    private static final Attempt PLAN_OUTDATED = new PlanOutdated();
+    private static final Attempt TRY_AGAIN = new TryAgain();
 
     /**
      * Runs a local operation once: its plan's reads, then one statement that claims its record and makes its writes;
@@ -196,42 +190,30 @@ public class IdempotencyService {
             if (!(started instanceof Holding held)) {
                 return started;
             }
-            Step step = held.step() instanceof NextPhase next
-                    ? runPhases(held.recordId(), held.lease(), request.operation(), next.checkpoint(), resumable, cause)
-                    : held.step();
-            return new Answered(answerWhereItStands(step, held.recordId(), request));
+            return runPhases(held.recordId(), held.lease(), request.operation(), held.next(), resumable, cause)
+                    .answer();
         });
     }
 
-    /** The record is this request's (claimed or taken over, under {@code lease}), at {@code step}. */
-    private record Holding(long recordId, Instant lease, Step step) implements Attempt {
+    /** The record is this request's (claimed or taken over, under {@code lease}); its phases go on from {@code next}. */
+    private record Holding(long recordId, Instant lease, Checkpoint next) implements Attempt {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
-    private sealed interface Step permits NextPhase, LeaseGivenUp, RecordFinished, Unchanged, Overtaken {
+    private sealed interface Step permits NextPhase, Stopped {
     }
 
     /** At a recovery point, the lease kept: the operation's next phase runs now. */
     private record NextPhase(Checkpoint checkpoint) implements Step {
     }
 
-    /** At a recovery point, the lease given up; the caller is answered {@code answer}, which is not stored. */
-    private record LeaseGivenUp(Checkpoint checkpoint, StoredResponse answer) implements Step {
-    }
-
-    /** The record is finished: by this phase ({@code EXECUTED}) or, first, by someone else ({@code REPLAYED}). */
-    private record RecordFinished(IdempotentResponse response) implements Step {
-    }
-
-    /** The phase changed nothing: the record, as read now, is still PROCESSING at the checkpoint it ran from. */
-    private record Unchanged(IdempotencyRecord record, Checkpoint checkpoint) implements Step {
-    }
-
     /**
-     * The caller's lease ran out while its phase ran and another taker holds the record now: the phase's result was
-     * not applied, the record is the new holder's to go on with.
+     * The caller no longer holds the record: its request is answered {@code answer} (the interim answer of a lease
+     * given up is not stored), and resuming it came to {@code resumption}: finished, by this phase or first by someone
+     * else; paused at a recovery point, or where a phase that changed nothing left it; or not taken, when the caller's
+     * lease ran out while its phase ran and another taker holds the record now (the phase's result was not applied).
      */
-    private record Overtaken(IdempotencyRecord record) implements Step {
+    private record Stopped(Answer answer, Resumption resumption) implements Step {
     }
 
     /**
@@ -274,8 +256,8 @@ public class IdempotencyService {
                 count(request.operation(), Outcome.REJECTED);
                 throw rejected;
             }
-            if (result instanceof Answered answered) {
-                return answered.answer();
+            if (result instanceof Answer answer) {
+                return answer;
             }
         }
         throw new IllegalStateException("request " + request.requestId() + " found its record vanished or its plan"
@@ -290,37 +272,42 @@ public class IdempotencyService {
         } catch (BusinessRefusal refusal) {
             throw refusal;
         } catch (ProblemException refused) {
-            return findRecord(request).<Attempt>map(record -> new Answered(answerFromRecord(record, request, now)))
-                    .orElseThrow(() -> refused);
+            return findRecord(request).map(record -> answerFromRecord(record, request, now)).orElseThrow(() -> refused);
         }
         Instant answeredAt = Timestamps.now();
-        Claim claim = claimReleasingAbandoned(request, () -> records.claimFinished(request,
-                IdempotencyRecord.Status.COMPLETED, plan.response(), now, answeredAt, expiryOf(request, now),
-                plan.writes(), plan.precondition()));
-        if (claim instanceof Met met) {
-            return answerFromScope(met.record(), request, now);
-        }
-        if (claim instanceof Outdated) {
+        return claimReleasingAbandoned(request, () -> claimWithPlan(request, plan, now, answeredAt),
+                recordId -> {
+                    LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
+                    return new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
+                            RequestLog.Outcome.EXECUTED);
+                },
+                record -> answerFromScope(record, request, now));
+    }
+
+    /** Claims the record finished with the plan's answer; a precondition that no longer holds makes it forget. */
+    private IdempotencyStore.ClaimOutcome claimWithPlan(IdempotentRequest<?> request, LocalOperation.Plan plan,
+                                                        Instant now, Instant answeredAt) {
+        IdempotencyStore.ClaimOutcome outcome = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
+                plan.response(), now, answeredAt, expiryOf(request, now), plan.writes(), plan.precondition());
+        if (outcome instanceof IdempotencyStore.PreconditionFailed) {
             plan.precondition().orElseThrow().whenOutdated().run();
-            return PLAN_OUTDATED;
         }
-        long recordId = ((Claimed) claim).recordId();
-        LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
-        return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
-                RequestLog.Outcome.EXECUTED));
+        return outcome;
     }
 
     private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
         Instant lease = leaseFrom(now);
-        Claim claim = claimReleasingAbandoned(request, () -> claim(request, now, lease));
-        if (claim instanceof Met met) {
-            return takeOverOrAnswer(request, met.record(), now);
-        }
-        long claimed = ((Claimed) claim).recordId();
-        return new Holding(claimed, lease, stepAfter(claimed, lease, request.operation(),
-                new Checkpoint(STARTED, null, null),
-                firstPhase.run(request.body(), claimed), cause));
+        Checkpoint start = new Checkpoint(STARTED, null, null);
+        return claimReleasingAbandoned(request,
+                () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
+                recordId -> {
+                    Step first = stepAfter(recordId, lease, request.operation(), start, start,
+                            firstPhase.run(request.body(), recordId), cause);
+                    return first instanceof NextPhase next ? new Holding(recordId, lease, next.checkpoint())
+                            : ((Stopped) first).answer();
+                },
+                record -> takeOverOrAnswer(request, record, now));
     }
 
     /** The scope's existing record either answers the request, or, when its lease has expired, is taken over here. */
@@ -329,7 +316,7 @@ public class IdempotencyService {
                 && !record.get().leaseExpiresAt().isAfter(now)) {
             Optional<IdempotencyStore.TakenOver> taken = takeOver(record.get().id());
             if (taken.isPresent()) {
-                return new Holding(record.get().id(), taken.get().lease(), new NextPhase(taken.get().checkpoint()));
+                return new Holding(record.get().id(), taken.get().lease(), taken.get().checkpoint());
             }
             record = records.findById(record.get().id());
         }
@@ -337,45 +324,46 @@ public class IdempotencyService {
     }
 
     /**
-     * Runs the operation's phases from {@code checkpoint}, for a caller that holds the record under {@code lease},
+     * Runs the operation's phases from {@code resumedFrom}, for a caller that holds the record under {@code lease},
      * until one pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic
      * phase it hands back, in a transaction of its own, and applies that phase's result there.
      */
-    private Step runPhases(long recordId, Instant lease, String operation, Checkpoint checkpoint,
-                      ResumableOperation resumable, Cause cause) {
-        Step step = new NextPhase(checkpoint);
+    private Stopped runPhases(long recordId, Instant lease, String operation, Checkpoint resumedFrom,
+                              ResumableOperation resumable, Cause cause) {
+        Step step = new NextPhase(resumedFrom);
         while (step instanceof NextPhase next) {
             AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
             step = QuarkusTransaction.requiringNew().call(() ->
-                    stepAfter(recordId, lease, operation, next.checkpoint(), phase.run(), cause));
+                    stepAfter(recordId, lease, operation, resumedFrom, next.checkpoint(), phase.run(), cause));
         }
-        return step;
+        return (Stopped) step;
     }
 
     /**
-     * Applies a phase's result for the caller that holds the record under {@code lease}, in the phase's transaction,
-     * and says where the operation now stands. A record the result could not be applied to was finished by someone
-     * else meanwhile (a webhook that settled its payment), whose stored answer is this caller's too, or taken over
-     * after the caller's lease ran out.
+     * Applies a phase's result, run from {@code from}, for the caller that holds the record under {@code lease}, in
+     * the phase's transaction, and says where the operation now stands. A record the result could not be applied to
+     * was finished by someone else meanwhile (a webhook that settled its payment), whose stored answer is this
+     * caller's too, or taken over after the caller's lease ran out.
      */
-    private Step stepAfter(long recordId, Instant lease, String operation, Checkpoint from, PhaseResult result,
-                         Cause cause) {
+    private Step stepAfter(long recordId, Instant lease, String operation, Checkpoint resumedFrom, Checkpoint from,
+                           PhaseResult result, Cause cause) {
         boolean applied = applyToRecord(recordId, operation, result, new IdempotencyStore.Holder(lease), cause);
-        if (applied) {
-            if (result instanceof PhaseResult.FinalResponse done) {
-                return new RecordFinished(new IdempotentResponse(Outcome.EXECUTED, done.response()));
-            }
-            if (result instanceof PhaseResult.RecoveryPoint point) {
-                return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
-                        : new LeaseGivenUp(point.checkpoint(), point.answer());
-            }
+        if (applied && result instanceof PhaseResult.FinalResponse done) {
+            return new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, done.response()), recordId,
+                    RequestLog.Outcome.EXECUTED), new Resumption.Finished(resumedFrom, done.response()));
+        }
+        if (applied && result instanceof PhaseResult.RecoveryPoint point) {
+            return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
+                    : new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, point.answer()), recordId,
+                            RequestLog.Outcome.EXECUTED), new Resumption.Paused(resumedFrom, point.checkpoint()));
         }
         IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new EarlierCommitLost(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
         if (record.isFinished()) {
-            return new RecordFinished(new IdempotentResponse(Outcome.REPLAYED, record.response()));
+            return new Stopped(replayed(record), new Resumption.Finished(resumedFrom, record.response()));
         }
-        return applied ? new Unchanged(record, from) : new Overtaken(record);
+        return new Stopped(inProgress(record, Timestamps.now()),
+                applied ? new Resumption.Paused(resumedFrom, from) : new Resumption.NotTaken());
     }
 
     /**
@@ -390,8 +378,8 @@ public class IdempotencyService {
                                   IdempotencyStore.Applier applier, Cause cause) {
         Instant now = Timestamps.now();
         if (result instanceof PhaseResult.FinalResponse done) {
-            return records.complete(recordId, done.status(), done.response(), now, now.plus(retentionOf(operation)),
-                    applier, cause);
+            return records.complete(recordId, done.status(), done.response(), now,
+                    now.plus(config.retentionOf(operation)), applier, cause);
         }
         if (result instanceof PhaseResult.RecoveryPoint point) {
             boolean givenUp = point.lease() == PhaseResult.Lease.GIVE_UP;
@@ -416,70 +404,30 @@ public class IdempotencyService {
         applyToRecord(recordId, operation, result, new IdempotencyStore.Outsider(Timestamps.now()), cause);
     }
 
-    /** The caller's answer where the operation stands. */
-    private Answer answerWhereItStands(Step step, long recordId, IdempotentRequest<?> request) {
-        if (step instanceof RecordFinished done) {
-            return new Answer(done.response(), recordId, done.response().outcome() == Outcome.REPLAYED
-                    ? RequestLog.Outcome.REPLAYED : RequestLog.Outcome.EXECUTED);
-        }
-        if (step instanceof LeaseGivenUp paused) {
-            return new Answer(new IdempotentResponse(Outcome.EXECUTED, paused.answer()), recordId,
-                    RequestLog.Outcome.EXECUTED);
-        }
-        if (step instanceof Overtaken overtaken) {
-            return inProgress(overtaken.record(), Timestamps.now());
-        }
-        return inProgress(((Unchanged) step).record(), Timestamps.now());
-    }
-
     /**
-     * What a claim came to: the record is this request's, the scope already had one, or the plan's precondition no
-     * longer held (nothing written).
+     * Claims the scope with {@code claim}: inserted, the record is this request's ({@code whenInserted}); refused by
+     * the plan's precondition, the attempt is tried again. A record of the same request abandoned at {@link #STARTED}
+     * (its process died before any external call, so none of its work survived) is released first and the claim made
+     * again; the record a failed claim met is read once, and handed to {@code whenTaken}.
      */
-    private sealed interface Claim permits Claimed, Met, Outdated {
-    }
-
-    private record Outdated() implements Claim {
-    }
-
-    private record Claimed(long recordId) implements Claim {
-    }
-
-    /** The scope's record as read after the claim met it; empty when it was deleted before it could be read. */
-    private record Met(Optional<IdempotencyRecord> record) implements Claim {
-    }
-
-    /**
-     * Claims the scope with {@code claim}; a record of the same request abandoned at {@link #STARTED} (its process
-     * died before any external call, so none of its work survived) is released first and the claim made again. The
-     * record a failed claim met is read once, and handed on.
-     */
-    private Claim claimReleasingAbandoned(IdempotentRequest<?> request,
-                                          Supplier<IdempotencyStore.ClaimOutcome> claim) {
+    private Attempt claimReleasingAbandoned(IdempotentRequest<?> request,
+                                            Supplier<IdempotencyStore.ClaimOutcome> claim,
+                                            LongFunction<Attempt> whenInserted,
+                                            Function<Optional<IdempotencyRecord>, Attempt> whenTaken) {
         IdempotencyStore.ClaimOutcome outcome = claim.get();
-        if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
-            return claimOf(outcome);
-        }
-        Optional<IdempotencyRecord> record = findRecord(request);
-        if (record.isPresent() && record.get().fingerprint().equals(request.fingerprint())
-                && releaseIfAbandoned(record.get().id())) {
-            outcome = claim.get();
-            if (!(outcome instanceof IdempotencyStore.ScopeTaken)) {
-                return claimOf(outcome);
+        if (outcome instanceof IdempotencyStore.ScopeTaken) {
+            Optional<IdempotencyRecord> record = findRecord(request);
+            if (record.isEmpty() || !record.get().fingerprint().equals(request.fingerprint())
+                    || !releaseIfAbandoned(record.get().id())) {
+                return whenTaken.apply(record);
             }
-            record = findRecord(request);
+            outcome = claim.get();
+            if (outcome instanceof IdempotencyStore.ScopeTaken) {
+                return whenTaken.apply(findRecord(request));
+            }
         }
-        return new Met(record);
-    }
-
-    /** A claim that did not meet a record: inserted, or refused by the plan's precondition. */
-    private static Claim claimOf(IdempotencyStore.ClaimOutcome outcome) {
-        return outcome instanceof IdempotencyStore.Inserted inserted ? new Claimed(inserted.recordId())
-                : new Outdated();
-    }
-
-    private IdempotencyStore.ClaimOutcome claim(IdempotentRequest<?> request, Instant now, Instant lease) {
-        return records.claim(request, STARTED, now, lease, expiryOf(request, now));
+        return outcome instanceof IdempotencyStore.Inserted inserted ? whenInserted.apply(inserted.recordId())
+                : TRY_AGAIN;
     }
 
     /**
@@ -493,7 +441,7 @@ public class IdempotencyService {
 
     /** Until when a record claimed at {@code now} is kept once it is finished. */
     private Instant expiryOf(IdempotentRequest<?> request, Instant now) {
-        return now.plus(retentionOf(request.operation()));
+        return now.plus(config.retentionOf(request.operation()));
     }
 
     /** The lease a claim or a take-over at {@code now} sets, and by which its holder is known. */
@@ -505,13 +453,9 @@ public class IdempotencyService {
         return records.findByScope(request.userId(), request.operation(), request.key().value());
     }
 
-    private Attempt readAndAnswer(IdempotentRequest<?> request, Instant now) {
-        return answerFromScope(findRecord(request), request, now);
-    }
-
     /** The answer of the scope's record, as read; a record deleted before it could be read means: try again. */
     private Attempt answerFromScope(Optional<IdempotencyRecord> record, IdempotentRequest<?> request, Instant now) {
-        return record.<Attempt>map(r -> new Answered(answerFromRecord(r, request, now))).orElse(RECORD_VANISHED);
+        return record.<Attempt>map(r -> answerFromRecord(r, request, now)).orElse(TRY_AGAIN);
     }
 
     /** Answers a request from its scope's existing record. */
@@ -555,10 +499,10 @@ public class IdempotencyService {
             if (!(records.claimFinished(request, IdempotencyRecord.Status.FAILED, refusal, now, now,
                     expiryOf(request, now), ClaimWrites.NONE, Optional.empty())
                     instanceof IdempotencyStore.Inserted inserted)) {
-                return readAndAnswer(request, now);
+                return answerFromScope(findRecord(request), request, now);
             }
-            return new Answered(new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
-                    RequestLog.Outcome.REFUSED));
+            return new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
+                    RequestLog.Outcome.REFUSED);
         });
     }
 
@@ -599,17 +543,7 @@ public class IdempotencyService {
                     operation, from.recoveryPoint(), operation);
             return new Resumption.NoResume(operation, from.recoveryPoint());
         }
-        Step step = runPhases(recordId, lease, operation, from, resumable.get(), cause);
-        if (step instanceof RecordFinished done) {
-            return new Resumption.Finished(from, done.response().stored());
-        }
-        if (step instanceof LeaseGivenUp paused) {
-            return new Resumption.Paused(from, paused.checkpoint());
-        }
-        if (step instanceof Overtaken) {
-            return new Resumption.NotTaken();
-        }
-        return new Resumption.Paused(from, ((Unchanged) step).checkpoint());
+        return runPhases(recordId, lease, operation, from, resumable.get(), cause).resumption();
     }
 
     /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */
@@ -651,10 +585,6 @@ public class IdempotencyService {
 
     private IdempotentResponse refusal(Outcome outcome, Problem problem, Map<String, String> headers) {
         return new IdempotentResponse(outcome, responses.problem(problem, headers));
-    }
-
-    private Duration retentionOf(String operation) {
-        return config.retentionOf(operation);
     }
 
     private void count(String operation, Outcome outcome) {

@@ -88,7 +88,7 @@ public final class IdempotentRequest<T> {
     }
 
     /** The body as the record stores it, on first use. */
-    public String storedBody() {
+    String storedBody() {
         return storedBody.get();
     }
 }

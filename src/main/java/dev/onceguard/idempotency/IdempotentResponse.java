@@ -14,12 +14,12 @@ public record IdempotentResponse(Outcome outcome, StoredResponse stored) {
             this.label = label;
         }
 
-        public String label() {
+        String label() {
             return label;
         }
     }
 
-    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     public Response toResponse() {
         Response.ResponseBuilder builder = Response.status(stored.status()).entity(stored.body());

@@ -36,7 +36,7 @@ import java.util.TreeSet;
 public class RequestLog {
 
     /** What a request that reached the engine was answered, as the log stores it. */
-    public enum Outcome { EXECUTED, REPLAYED, CONFLICT, IN_PROGRESS, REFUSED }
+    enum Outcome { EXECUTED, REPLAYED, CONFLICT, IN_PROGRESS, REFUSED }
 
     record Entry(long recordId, String requestId, String clientRequestId, Instant receivedAt, Outcome outcome,
                  int httpStatus) {
