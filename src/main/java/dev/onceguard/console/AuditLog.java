@@ -15,8 +15,6 @@ import static dev.onceguard.console.ConsoleReads.instant;
 @ApplicationScoped
 public class AuditLog {
 
-    static final int PAGE_SIZE = 50;
-
     static final List<CsvExport.Column<Entry>> CSV = List.of(
             new CsvExport.Column<>("audit_id", Entry::id),
             new CsvExport.Column<>("at", Entry::at),
@@ -80,7 +78,6 @@ public class AuditLog {
         }
     }
 
-
     private final ConsoleReads reads;
 
     public AuditLog(ConsoleReads reads) {
@@ -130,7 +127,7 @@ public class AuditLog {
     KeysetPage<Entry> list(Optional<Cursor> after) {
         KeysetQuery query = KeysetQuery.newestFirst("""
                 SELECT id, at, actor, action, target_type, target_id, reason, outcome, detail FROM console_audit""",
-                "at", "id", PAGE_SIZE);
+                "at", "id", KeysetPage.SIZE);
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
         return reads.page(query, AuditLog::entry, row -> new Cursor(row.at(), row.id()));
     }

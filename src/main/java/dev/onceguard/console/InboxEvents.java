@@ -22,7 +22,6 @@ import static dev.onceguard.console.ConsoleReads.instant;
 @ApplicationScoped
 public class InboxEvents {
 
-    static final int PAGE_SIZE = 50;
     static final int COUNT_LIMIT = 1000;
     static final Set<String> REPROCESSABLE = Set.of("FAILED", "IGNORED", "PENDING_MATCH");
     static final Set<String> STATUSES = Set.of("PROCESSED", "IGNORED", "FAILED", "REJECTED", "PENDING_MATCH");
@@ -62,8 +61,8 @@ public class InboxEvents {
     public record Duplicates(String provider, String eventType, long events, long extraDeliveries) {
     }
 
-    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, long failed, boolean failedCapped,
-                          long rejected, boolean rejectedCapped, long pendingMatch, boolean pendingMatchCapped) {
+    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, CappedCount failed,
+                          CappedCount rejected, CappedCount pendingMatch) {
     }
 
     public record Filter(String status, String provider) {
@@ -80,7 +79,6 @@ public class InboxEvents {
             return new Filter(wantedStatus, wantedProvider);
         }
     }
-
 
     private record KindTotal(String kind, long total) {
     }
@@ -108,7 +106,7 @@ public class InboxEvents {
         KeysetQuery query = KeysetQuery.newestFirst("""
                 SELECT id, provider, event_id, event_type, status, delivery_count, received_at, last_delivered_at,
                        reason, last_error, payment_id
-                  FROM webhook_inbox""", "received_at", "id", PAGE_SIZE)
+                  FROM webhook_inbox""", "received_at", "id", KeysetPage.SIZE)
                 .whereGiven("PROCESSED".equals(filter.status()) ? "status = ?" : STATUS_NOT_PROCESSED, filter.status())
                 .whereGiven("provider = ?", filter.provider());
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
@@ -156,17 +154,12 @@ public class InboxEvents {
                          LIMIT 50""",
                 row -> new Duplicates(row.getString("provider"), row.getString("event_type"), row.getLong("events"),
                         row.getLong("extra")));
-        long failed = countWithStatus("FAILED");
-        long rejected = countWithStatus("REJECTED");
-        long pendingMatch = countWithStatus("PENDING_MATCH");
-        return new Summary(providers, duplicates, Math.min(failed, COUNT_LIMIT), failed > COUNT_LIMIT,
-                Math.min(rejected, COUNT_LIMIT), rejected > COUNT_LIMIT,
-                Math.min(pendingMatch, COUNT_LIMIT), pendingMatch > COUNT_LIMIT);
+        return new Summary(providers, duplicates, countWithStatus("FAILED"), countWithStatus("REJECTED"),
+                countWithStatus("PENDING_MATCH"));
     }
 
-    private long countWithStatus(String status) {
-        return reads.number("SELECT count(*) FROM (SELECT 1 FROM webhook_inbox WHERE " + STATUS_NOT_PROCESSED
-                + " LIMIT ?) capped", status, COUNT_LIMIT + 1);
+    private CappedCount countWithStatus(String status) {
+        return reads.countUpTo(COUNT_LIMIT, "webhook_inbox", STATUS_NOT_PROCESSED, status);
     }
 
     /** The provider adapters of this build, for the filter; events of another provider are still listed. */

@@ -52,15 +52,17 @@ public class OperationChains {
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
     private final JobSwitches jobSwitches;
+    private final RequestLogs requestLogs;
 
     public OperationChains(ConsoleReads reads, IdempotencyRecordQueries records, ObjectMapper json,
                            @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow,
-                           JobSwitches jobSwitches) {
+                           JobSwitches jobSwitches, RequestLogs requestLogs) {
         this.reads = reads;
         this.records = records;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
         this.jobSwitches = jobSwitches;
+        this.requestLogs = requestLogs;
     }
 
     public Optional<OperationChain> load(long recordId) {
@@ -200,17 +202,11 @@ public class OperationChains {
         if (payment.isEmpty()) {
             return null;
         }
-        List<PaymentStory.LoggedRequest> requests = reads.list("""
-                        SELECT request_id, received_at, outcome, http_status FROM idempotency_request_log
-                         WHERE record_id = ? ORDER BY received_at, id""",
-                row -> new PaymentStory.LoggedRequest(row.getString("request_id"), instant(row, "received_at"),
-                        row.getString("outcome"), nullableInt(row, "http_status")),
-                record.id());
         List<Transition> moves = transitions.stream()
                 .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
         return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
                 record.leaseExpiresAt(), payment.get().status(), moves,
-                requests, charges, jobs, now, record.ending()));
+                requestLogs.requests(record.id()), charges, jobs, now, record.ending()));
     }
 
     private List<WebhookEvent> webhookEvents(String orderId) {

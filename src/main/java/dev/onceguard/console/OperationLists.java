@@ -17,13 +17,11 @@ import static dev.onceguard.console.ConsoleReads.nullableInt;
 
 /**
  * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
- * "possible double submission" pairs among them. Each page reads at most {@link #PAGE_SIZE} + 1 rows through an
+ * "possible double submission" pairs among them. Each page reads at most {@link KeysetPage#SIZE} + 1 rows through an
  * index: by key, by user, by time, or the records an order and its payments name by primary key.
  */
 @ApplicationScoped
 public class OperationLists {
-
-    public static final int PAGE_SIZE = 50;
 
     /** An order of a user with its number of successful charges. */
     public record UserOrder(String orderId, String status, BigDecimal total, String currency, Instant createdAt,
@@ -119,7 +117,7 @@ public class OperationLists {
 
     private KeysetPage<OperationRow> newestFirst(IdempotencyRecordQueries.Filter filter, Cursor after) {
         List<OperationRow> rows = records.newestFirst(filter, after == null ? null : after.at(),
-                after == null ? null : after.number(), PAGE_SIZE, OperationRow::of);
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+                after == null ? null : after.number(), KeysetPage.SIZE, OperationRow::of);
+        return KeysetPage.of(rows, KeysetPage.SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

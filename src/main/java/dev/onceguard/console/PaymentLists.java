@@ -18,7 +18,6 @@ import static dev.onceguard.console.ConsoleReads.instant;
 @ApplicationScoped
 public class PaymentLists {
 
-    static final int PAGE_SIZE = 50;
     /** The unresolved statuses only: the partial index of unresolved payments keeps their pages cheap. */
     static final Set<String> STATUSES = Set.of("CREATED", "PENDING", "UNKNOWN");
 
@@ -58,7 +57,7 @@ public class PaymentLists {
         KeysetQuery query = KeysetQuery.oldestFirst("""
                 SELECT payment_id, order_id, user_id, status, amount, currency, provider, provider_payment_id,
                        provider_idempotency_key, idempotency_record_id, created_at, updated_at
-                  FROM payments""", "updated_at", "payment_id", PAGE_SIZE)
+                  FROM payments""", "updated_at", "payment_id", KeysetPage.SIZE)
                 // the constant list lets a generic plan prove the partial index applies; the status itself is bound
                 .where("status IN ('CREATED', 'PENDING', 'UNKNOWN') AND status = ?", status);
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.id()));
