@@ -30,18 +30,15 @@ final class CsvExport {
         return FORMAT.equals(format);
     }
 
-    /** Every row of a keyset-paginated list, from its first page on. */
     static <T> Response of(String name, List<Column<T>> columns, Function<Optional<Cursor>, KeysetPage<T>> pageAfter) {
         List<T> rows = new ArrayList<>();
         Optional<Cursor> position = Optional.empty();
-        boolean more;
         do {
             KeysetPage<T> page = pageAfter.apply(position);
             rows.addAll(page.rows());
             position = Optional.ofNullable(page.next());
-            more = position.isPresent();
-        } while (more && rows.size() < MAX_ROWS);
-        return of(name, columns, rows.size() > MAX_ROWS ? rows.subList(0, MAX_ROWS) : rows, more);
+        } while (position.isPresent() && rows.size() < MAX_ROWS);
+        return of(name, columns, rows.size() > MAX_ROWS ? rows.subList(0, MAX_ROWS) : rows, position.isPresent());
     }
 
     static <T> Response of(String name, List<Column<T>> columns, List<T> rows, boolean cut) {

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * "Was I charged twice?": the charges (SUCCEEDED payments) of one user in a period, each with the intent (the

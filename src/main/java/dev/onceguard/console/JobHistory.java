@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, and each job's last success. */
 @ApplicationScoped

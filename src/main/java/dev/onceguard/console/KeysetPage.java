@@ -6,7 +6,6 @@ import java.util.function.Function;
 /** One page of a keyset-paginated list: its rows, and the position of its last row when more rows follow. */
 public record KeysetPage<T>(List<T> rows, Cursor next) {
 
-    /** The rows a page of every console list shows. */
     static final int SIZE = 50;
 
     /**

@@ -76,7 +76,6 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
     public record Transition(String subjectType, String subjectId, String fromStatus, String toStatus, String cause,
                              String causeRef, String eventType, Instant occurredAt, AdminAct admin) {
 
-        /** The cause in plain words. */
         public String causeText() {
             String ref = causeRef == null ? "" : " " + causeRef;
             return switch (cause) {

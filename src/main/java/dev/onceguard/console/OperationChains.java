@@ -32,8 +32,8 @@ import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Reads the whole chain of one idempotency record ({@link OperationChain}) with a dozen indexed lookups: by the

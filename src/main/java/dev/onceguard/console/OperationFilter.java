@@ -61,7 +61,6 @@ public record OperationFilter(String key, String user, String order, String stat
         return parse(null, null, null, null, null, null, null, null);
     }
 
-    /** The same filters at another position of the list. */
     OperationFilter at(Cursor position) {
         return new OperationFilter(key, user, order, status, operation, fromText, toText, from, to, position, problems);
     }

@@ -12,8 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
@@ -23,7 +23,6 @@ import static dev.onceguard.console.ConsoleReads.nullableInt;
 @ApplicationScoped
 public class OperationLists {
 
-    /** An order of a user with its number of successful charges. */
     public record UserOrder(String orderId, String status, BigDecimal total, String currency, Instant createdAt,
                             int charges) {
 
@@ -51,7 +50,6 @@ public class OperationLists {
                 filter.from(), filter.to()), filter.after());
     }
 
-    /** The user's records, newest first. */
     public KeysetPage<OperationRow> ofUser(String userId, Cursor after) {
         return newestFirst(IdempotencyRecordQueries.Filter.ofUser(userId), after);
     }
@@ -65,7 +63,7 @@ public class OperationLists {
             return rows;
         }
         Map<Long, List<OperationRow.DoubleSubmission>> pairs = new HashMap<>();
-        records.doubleSubmissions(rows.stream().map(OperationRow::id).toArray(Long[]::new), seconds(window),
+        records.doubleSubmissions(rows.stream().map(OperationRow::id).toArray(Long[]::new), window.toMillis() / 1000.0,
                 row -> pairs.computeIfAbsent(row.getLong("row_id"), id -> new ArrayList<>())
                         .add(new OperationRow.DoubleSubmission(row.getLong("id"), row.getString("idempotency_key"),
                                 row.getLong("seconds_apart"))));
@@ -97,7 +95,6 @@ public class OperationLists {
                         nullableInt(row, "http_status"), row.getLong("record_id"), row.getString("idempotency_key")));
     }
 
-    /** The user's newest orders (at most {@code limit}) with their successful charges. */
     public List<UserOrder> ordersOf(String userId, int limit) {
         return reads.list("""
                         SELECT o.order_id, o.status, o.total, o.currency, o.created_at,
@@ -109,10 +106,6 @@ public class OperationLists {
                 row -> new UserOrder(row.getString("order_id"), row.getString("status"), row.getBigDecimal("total"),
                         row.getString("currency"), instant(row, "created_at"), row.getInt("charges")),
                 userId, limit);
-    }
-
-    private static double seconds(Duration window) {
-        return window.toMillis() / 1000.0;
     }
 
     private KeysetPage<OperationRow> newestFirst(IdempotencyRecordQueries.Filter filter, Cursor after) {

@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** Outbox events not delivered yet (pending, retrying or dead), oldest first, and "retry now" of a dead one. */
 @ApplicationScoped

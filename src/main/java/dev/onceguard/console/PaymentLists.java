@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * {@code /console/payments}: payment attempts of one status, longest unchanged first, such as the UNKNOWN payments

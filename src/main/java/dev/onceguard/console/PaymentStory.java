@@ -107,7 +107,7 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
                     + Verdict.span(Duration.between(facts.recordCreatedAt(), ending.completedAt()))
                     + " later with the provider’s own answer: " + charges + "."
                     + settled.filter(move -> !settledByFinisher(move, ending))
-                    .map(move -> " " + capitalized(settler(move)) + " had settled the payment.").orElse("");
+                    .map(move -> " " + Verdict.capitalized(settler(move)) + " had settled the payment.").orElse("");
         }
         if (diedBeforeAnswering) {
             if (settled.isPresent()) {
@@ -147,10 +147,6 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     private static boolean settledByFinisher(Transition move, RecordEnding ending) {
         return move.cause().equals(ending.finishedBy()) && move.causeRef() != null
                 && move.causeRef().equals(ending.finishedByRef());
-    }
-
-    private static String capitalized(String text) {
-        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     private static Optional<Transition> lastMoveBy(List<Transition> moves, String requestId) {

@@ -11,8 +11,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Reads one record's {@link RequestHistory}: its request log ({@code idempotency_request_log}, bounded per record by
@@ -47,7 +47,6 @@ public class RequestLogs {
         return new RequestHistory(requests(recordId), kept, conflicts);
     }
 
-    /** The record's logged requests, oldest first. */
     List<RequestHistory.Request> requests(long recordId) {
         return reads.list("""
                         SELECT request_id, client_request_id, received_at, outcome, http_status

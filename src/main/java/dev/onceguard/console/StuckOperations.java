@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * PROCESSING records whose lease has expired, and the two admin actions on them. Both act through the idempotency
@@ -27,7 +27,6 @@ public class StuckOperations {
 
     static final int COUNT_LIMIT = 1000;
 
-    /** One stuck operation as the page shows it. */
     static final List<CsvExport.Column<Stuck>> CSV = List.of(
             new CsvExport.Column<>("record_id", Stuck::id),
             new CsvExport.Column<>("user_id", Stuck::userId),
