@@ -132,16 +132,6 @@ public class ConsoleSearch {
             parameters.addAll(List.of(more));
             return parameters.toArray();
         }
-
-        /** The parameters of {@code times} conditions, each followed by its limit, then {@code more}. */
-        Object[] repeated(int times, int limit, Object... more) {
-            List<Object> parameters = new ArrayList<>();
-            for (int i = 0; i < times; i++) {
-                parameters.addAll(List.of(with(limit)));
-            }
-            parameters.addAll(List.of(more));
-            return parameters.toArray();
-        }
     }
 
     private List<Match> orders(Matching m) {
@@ -232,7 +222,7 @@ public class ConsoleSearch {
         String[] withOperations = records.usersMatching(m.query(), m.high(), PER_KIND + 1).toArray(String[]::new);
         List<Object> parameters = new ArrayList<>();
         parameters.add(withOperations);
-        parameters.addAll(List.of(m.repeated(1, PER_KIND + 1, PER_KIND + 1)));
+        parameters.addAll(List.of(m.with(PER_KIND + 1, PER_KIND + 1)));
         return reads.list("""
                         SELECT user_id FROM (
                             SELECT unnest(?::text[]) AS user_id

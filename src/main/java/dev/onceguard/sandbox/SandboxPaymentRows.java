@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 
-/** Reads sandbox payments. */
 @ApplicationScoped
 public class SandboxPaymentRows {
 

@@ -95,7 +95,6 @@ public class SandboxRefunds {
         return new Created(refund, false, late ? SandboxToken.Answer.TOO_LATE : SandboxToken.Answer.AT_ONCE);
     }
 
-    /** A payment's refunds, oldest first. */
     @Transactional
     List<SandboxRefundView> ofPayment(String paymentId, int limit) {
         return find("payment_id = ? ORDER BY created_at, id LIMIT ?", paymentId, limit).stream()
