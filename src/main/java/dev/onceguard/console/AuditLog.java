@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,12 +32,8 @@ public class AuditLog {
                         String reason, String outcome, String detail) {
 
         public String statusClass() {
-            for (AuditOutcome known : AuditOutcome.values()) {
-                if (known.label().equals(outcome)) {
-                    return known.statusClass();
-                }
-            }
-            return "st-neutral";
+            return Arrays.stream(AuditOutcome.values()).filter(known -> known.label().equals(outcome)).findFirst()
+                    .map(AuditOutcome::statusClass).orElse("st-neutral");
         }
 
         /** Where the target can be seen, if the console has a page for it; a bulk action's rows are on its own page. */

@@ -103,7 +103,8 @@ class ConsoleAnswerHeaders {
 
     private static Cookie returnCookie(String pathAndQuery, boolean https) {
         return Cookie.cookie(RETURN_COOKIE, URLEncoder.encode(pathAndQuery, StandardCharsets.UTF_8))
-                .setPath(ConsoleOrigins.FORM_POST).setHttpOnly(true).setSecure(https).setSameSite(CookieSameSite.STRICT);
+                .setPath(ConsoleOrigins.FORM_POST).setHttpOnly(true).setSecure(https)
+                .setSameSite(CookieSameSite.STRICT);
     }
 
     /** The console page the cookie names, or nothing when it names none (or something else). */

@@ -31,7 +31,8 @@ public class ConsoleOverviewResource {
     public TemplateInstance overview() {
         ActivityOverview.Overview overview = activity.read();
         return Templates.overview(overview,
-                ConsoleRequestsResource.PAGE + "?from=" + OperationFilter.FILTER_TIME.format(overview.since()) + "&outcome=",
+                ConsoleRequestsResource.PAGE + "?from=" + OperationFilter.FILTER_TIME.format(overview.since())
+                        + "&outcome=",
                 ActivityOverview.UNKNOWN_TOO_LONG.toMinutes());
     }
 }

@@ -90,7 +90,8 @@ public class ConsoleSearch {
         add(groups, "Order", orders(matching));
         add(groups, "Payment", payments("Payment", "payment_id", matching));
         add(groups, "Provider payment id", payments("Provider payment id", "provider_payment_id", matching));
-        add(groups, "Provider idempotency key", payments("Provider idempotency key", "provider_idempotency_key", matching));
+        add(groups, "Provider idempotency key",
+                payments("Provider idempotency key", "provider_idempotency_key", matching));
         add(groups, "Request id", requests(matching));
         groups.addAll(clientRequestIds(matching));
         add(groups, "Idempotency key", keys(matching));

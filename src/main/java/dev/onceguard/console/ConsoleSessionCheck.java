@@ -44,7 +44,8 @@ class ConsoleSessionCheck implements SecurityIdentityAugmentor {
     public Uni<SecurityIdentity> augment(SecurityIdentity identity, AuthenticationRequestContext context,
                                          Map<String, Object> attributes) {
         RoutingContext rc = HttpSecurityUtils.getRoutingContextAttribute(attributes);
-        if (identity.isAnonymous() || rc == null || !ConsoleOrigins.guarded(rc.normalizedPath()) || ConsoleSignIns.basic(rc)) {
+        if (identity.isAnonymous() || rc == null || !ConsoleOrigins.guarded(rc.normalizedPath())
+                || ConsoleSignIns.basic(rc)) {
             return Uni.createFrom().item(identity);
         }
         String user = identity.getPrincipal().getName();

@@ -38,17 +38,13 @@ final class CsvExport {
             rows.addAll(page.rows());
             position = Optional.ofNullable(page.next());
         } while (position.isPresent() && rows.size() < MAX_ROWS);
-        return of(name, columns, rows.size() > MAX_ROWS ? rows.subList(0, MAX_ROWS) : rows, position.isPresent());
-    }
-
-    static <T> Response of(String name, List<Column<T>> columns, List<T> rows, boolean cut) {
         StringBuilder csv = new StringBuilder();
         csv.append(String.join(",", columns.stream().map(c -> quoted(c.name())).toList())).append("\r\n");
-        for (T row : rows) {
+        for (T row : rows.subList(0, Math.min(rows.size(), MAX_ROWS))) {
             csv.append(String.join(",", columns.stream().map(c -> quoted(text(c.value().apply(row)))).toList()))
                     .append("\r\n");
         }
-        if (cut) {
+        if (position.isPresent()) {
             csv.append(quoted("The list goes on: only its first " + MAX_ROWS + " rows are exported; narrow the filters."))
                     .append("\r\n");
         }

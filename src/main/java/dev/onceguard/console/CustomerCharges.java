@@ -107,7 +107,8 @@ public class CustomerCharges {
         if (!start.isBefore(end)) {
             throw ConsoleRequestRejected.badRequest("The period's start must be before its end.");
         }
-        return new Period(start, end, OperationFilter.FILTER_TIME.format(start), OperationFilter.FILTER_TIME.format(end));
+        return new Period(start, end, OperationFilter.FILTER_TIME.format(start),
+                OperationFilter.FILTER_TIME.format(end));
     }
 
     private static Instant parse(String name, String text, Instant otherwise) {

@@ -24,7 +24,8 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     /** The facts of one create-payment operation, as {@link OperationChains} reads them. */
     record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant leaseExpiresAt,
                  String paymentStatus, List<Transition> transitions,
-                 List<RequestHistory.Request> requests, int charges, RecoveryJobs jobs, Instant now, RecordEnding ending) {
+                 List<RequestHistory.Request> requests, int charges, RecoveryJobs jobs, Instant now,
+                 RecordEnding ending) {
     }
 
     static PaymentStory of(Facts facts) {

@@ -55,7 +55,8 @@ public class SandboxPayments {
                         ON CONFLICT (idempotency_key) DO NOTHING""",
                 ids.next("sbx"), idempotencyKey, fingerprint, token.initialStatus.name(),
                 new BigDecimal(request.amount()), request.currency(), token.wireName,
-                request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID), json.write(request.metadataOrEmpty()), now, now);
+                request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID), json.write(request.metadataOrEmpty()),
+                now, now);
         SandboxPayment payment = paymentRows.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
                 "sandbox payment for a key vanished between its INSERT and the read"));
         if (inserted == 0) {

@@ -88,7 +88,8 @@ public class SandboxResource {
                 }
             }
         }
-        Response.ResponseBuilder response = Response.created(URI.create("/sandbox/v1/payments/" + created.payment().id()))
+        Response.ResponseBuilder response = Response
+                .created(URI.create("/sandbox/v1/payments/" + created.payment().id()))
                 .entity(SandboxPaymentView.of(created.payment()));
         if (created.replayed()) {
             response.header(REPLAYED, "true");
