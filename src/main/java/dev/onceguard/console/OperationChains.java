@@ -181,14 +181,7 @@ public class OperationChains {
     }
 
     private List<Payment> payments(String orderId) {
-        return reads.list("""
-                        SELECT payment_id, status, amount, currency, provider, provider_idempotency_key,
-                               provider_payment_id, idempotency_record_id, failure_reason, created_at, updated_at
-                          FROM payments WHERE order_id = ? ORDER BY created_at, payment_id""",
-                row -> new Payment(row.getString("payment_id"), row.getString("status"), row.getBigDecimal("amount"),
-                        row.getString("currency"), row.getString("provider"), row.getString("provider_idempotency_key"),
-                        row.getString("provider_payment_id"), (Long) row.getObject("idempotency_record_id"),
-                        row.getString("failure_reason"), instant(row, "created_at"), instant(row, "updated_at")),
+        return reads.list(Payment.SELECT + " WHERE order_id = ? ORDER BY created_at, payment_id", Payment::of,
                 orderId);
     }
 
