@@ -17,7 +17,7 @@ import static dev.onceguard.platform.SqlRows.instant;
  * Payment method tokens are never read.
  */
 public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order order, List<Item> items,
-                             List<Payment> payments, List<WebhookEvent> webhookEvents, List<Transition> transitions,
+                             List<Payment> payments, List<InboxEvents.Event> webhookEvents, List<Transition> transitions,
                              List<OutboxEvent> outboxEvents, List<Effect> effects, List<OperationRow> onSameOrder,
                              Verdict verdict, List<TimelineEntry> timeline) {
 
@@ -79,19 +79,6 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
 
         public String statusClass() {
             return StatusBadges.payment(status);
-        }
-    }
-
-    public record WebhookEvent(long id, String provider, String eventId, String eventType, String providerPaymentId,
-                               String status, String reason, int deliveryCount, Instant receivedAt,
-                               Instant lastDeliveredAt, Instant processedAt) {
-
-        public String href() {
-            return ConsoleLinks.webhookEvent(id);
-        }
-
-        public String statusClass() {
-            return StatusBadges.webhookEvent(status);
         }
     }
 

@@ -11,7 +11,6 @@ import dev.onceguard.console.OperationChain.OutboxEvent;
 import dev.onceguard.console.OperationChain.Payment;
 import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
-import dev.onceguard.console.OperationChain.WebhookEvent;
 import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.payment.PaymentService;
 import dev.onceguard.payment.refund.RefundService;
@@ -79,7 +78,7 @@ public class OperationChains {
         Order order = orderIdOf(record).flatMap(this::order).orElse(null);
         List<Item> items = List.of();
         List<Payment> payments = List.of();
-        List<WebhookEvent> webhookEvents = List.of();
+        List<InboxEvents.Event> webhookEvents = List.of();
         List<Transition> transitions = List.of();
         List<OutboxEvent> outboxEvents = List.of();
         List<Effect> effects = List.of();
@@ -202,12 +201,10 @@ public class OperationChains {
                 requestLogs.requests(record.id()), charges, jobs, now, record.ending()));
     }
 
-    private List<WebhookEvent> webhookEvents(String orderId) {
-        return reads.list("""
-                        SELECT w.id, w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
-                               w.delivery_count, w.received_at, w.last_delivered_at, w.processed_at
-                          FROM webhook_inbox w
-                         WHERE w.id IN (SELECT w2.id FROM payments p
+    private List<InboxEvents.Event> webhookEvents(String orderId) {
+        return reads.list("SELECT " + InboxEvents.Event.COLUMNS + """
+                          FROM webhook_inbox
+                         WHERE id IN (SELECT w2.id FROM payments p
                                           JOIN webhook_inbox w2 ON w2.provider = p.provider
                                                                AND w2.provider_payment_id = p.provider_payment_id
                                                                AND w2.payment_id IS NULL
@@ -215,15 +212,11 @@ public class OperationChains {
                                         UNION
                                         SELECT w3.id FROM payments p JOIN webhook_inbox w3 ON w3.payment_id = p.payment_id
                                          WHERE p.order_id = ?)
-                         ORDER BY w.received_at, w.id""",
-                row -> new WebhookEvent(row.getLong("id"), row.getString("provider"), row.getString("event_id"), row.getString("event_type"),
-                        row.getString("provider_payment_id"), row.getString("status"), row.getString("reason"),
-                        row.getInt("delivery_count"), instant(row, "received_at"), instant(row, "last_delivered_at"),
-                        instant(row, "processed_at")),
-                orderId, orderId);
+                         ORDER BY received_at, id""",
+                InboxEvents.Event::of, orderId, orderId);
     }
 
-    private List<Transition> transitions(String orderId, List<Payment> payments, List<WebhookEvent> webhookEvents) {
+    private List<Transition> transitions(String orderId, List<Payment> payments, List<InboxEvents.Event> webhookEvents) {
         Map<String, String> eventTypes = new HashMap<>();
         webhookEvents.forEach(event -> eventTypes.put(event.eventId(), event.eventType()));
         return reads.list("""
@@ -321,7 +314,7 @@ public class OperationChains {
     }
 
     private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
-                                                List<Payment> payments, List<WebhookEvent> webhookEvents,
+                                                List<Payment> payments, List<InboxEvents.Event> webhookEvents,
                                                 List<Transition> transitions, List<OutboxEvent> outboxEvents,
                                                 List<Effect> effects, List<Verdict.SameCart> sameCart,
                                                 PaymentStory story) {
@@ -374,7 +367,7 @@ public class OperationChains {
                     + ": " + (transition.fromStatus() == null ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
                     "Cause: " + transition.causeText() + ".", transition.causeHref()));
         }
-        for (WebhookEvent event : webhookEvents) {
+        for (InboxEvents.Event event : webhookEvents) {
             entries.add(new TimelineEntry(event.receivedAt(), "Webhook " + event.eventType() + " from " + event.provider(),
                     "Event " + event.eventId() + ": " + event.status()
                             + (event.reason() == null ? "" : " (" + event.reason() + ")") + ", delivered "
