@@ -1,7 +1,6 @@
 package dev.onceguard.console;
 
 import dev.onceguard.idempotency.IdempotencyRecordQueries;
-import dev.onceguard.platform.Jobs;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
@@ -13,7 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * The overview's numbers, each read from the tables the lists behind them read, so a number and its list agree and
@@ -29,7 +28,7 @@ public class ActivityOverview {
 
     public record Overview(Instant since, Map<String, Long> totals, long stuck, long processing, long outboxPending,
                            long outboxRetrying, long outboxDead, Instant oldestPending, long unknownPayments,
-                           long unknownPaymentsOld, long failedWebhookEvents, List<JobLastRun> jobs,
+                           long unknownPaymentsOld, long failedWebhookEvents, List<JobSwitches.LastRun> jobs,
                            List<HourlyChart> charts, List<HourRow> hours, List<JobSwitches.Warning> jobWarnings) {
 
         public long total(String series) {
@@ -39,19 +38,6 @@ public class ActivityOverview {
         /** Whether {@code job} is switched off here or its latest run failed. */
         public boolean notAtWork(String job) {
             return jobWarnings.stream().anyMatch(w -> w.job().equals(job));
-        }
-    }
-
-    /** The last run of one job; {@code startedAt} is null when it never ran (or its runs were cleaned up). */
-    public record JobLastRun(String job, Instant startedAt, Instant finishedAt, String outcome, String error,
-                             boolean switchedOff) {
-
-        public long millis() {
-            return Duration.between(startedAt, finishedAt).toMillis();
-        }
-
-        public String statusClass() {
-            return StatusBadges.jobRun(outcome);
         }
     }
 
@@ -92,9 +78,10 @@ public class ActivityOverview {
         IdempotencyRecordQueries.Processing processing = records.processing();
         Outbox outbox = outbox();
         UnknownPayments unknown = unknownPayments();
+        List<JobSwitches.LastRun> lastRuns = jobSwitches.lastRuns();
         return new Overview(since, totals, processing.stuck(), processing.processing(), outbox.pending(), outbox.retrying(),
-                outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns(),
-                charts(hours, perHour), table(hours, perHour), jobSwitches.warnings());
+                outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns,
+                charts(hours, perHour), table(hours, perHour), JobSwitches.warnings(lastRuns));
     }
 
     private static List<HourlyChart> charts(List<Instant> hours, Map<String, long[]> perHour) {
@@ -162,17 +149,5 @@ public class ActivityOverview {
             }
         }
         return perHour;
-    }
-
-    private List<JobLastRun> lastRuns() {
-        return reads.list("""
-                        SELECT j.job, r.started_at, r.finished_at, r.outcome, r.error
-                          FROM unnest(?) AS j(job)
-                          LEFT JOIN LATERAL (SELECT started_at, finished_at, outcome, error FROM job_runs
-                                              WHERE job = j.job ORDER BY started_at DESC LIMIT 1) r ON true
-                         ORDER BY j.job""",
-                row -> new JobLastRun(row.getString("job"), instant(row, "started_at"), instant(row, "finished_at"),
-                        row.getString("outcome"), row.getString("error"), jobSwitches.off(row.getString("job"))),
-                (Object) Jobs.ALL.toArray(String[]::new));
     }
 }

@@ -6,16 +6,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** The console's audit log ({@code console_audit}), newest first. */
 @ApplicationScoped
 public class AuditLog {
-
-    static final int PAGE_SIZE = 50;
 
     static final List<CsvExport.Column<Entry>> CSV = List.of(
             new CsvExport.Column<>("audit_id", Entry::id),
@@ -33,12 +32,8 @@ public class AuditLog {
                         String reason, String outcome, String detail) {
 
         public String statusClass() {
-            for (AuditOutcome known : AuditOutcome.values()) {
-                if (known.label().equals(outcome)) {
-                    return known.statusClass();
-                }
-            }
-            return "st-neutral";
+            return Arrays.stream(AuditOutcome.values()).filter(known -> known.label().equals(outcome)).findFirst()
+                    .map(AuditOutcome::statusClass).orElse("st-neutral");
         }
 
         /** Where the target can be seen, if the console has a page for it; a bulk action's rows are on its own page. */
@@ -79,7 +74,6 @@ public class AuditLog {
             };
         }
     }
-
 
     private final ConsoleReads reads;
 
@@ -130,7 +124,7 @@ public class AuditLog {
     KeysetPage<Entry> list(Optional<Cursor> after) {
         KeysetQuery query = KeysetQuery.newestFirst("""
                 SELECT id, at, actor, action, target_type, target_id, reason, outcome, detail FROM console_audit""",
-                "at", "id", PAGE_SIZE);
+                "at", "id", KeysetPage.SIZE);
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
         return reads.page(query, AuditLog::entry, row -> new Cursor(row.at(), row.id()));
     }

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.BiFunction;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * A list's row action applied to every row matching the list's filter: at most {@link #MAX_ROWS} rows per action, the

@@ -35,7 +35,6 @@ class ConsoleAnswerHeaders {
 
     static final String RETURN_COOKIE = "onceguard-console-return";
     static final String HSTS = "max-age=31536000";
-    private static final String FORM_POST = "/j_security_check";
     private static final String LOGIN_PAGE = "/console/login";
     private static final String LANDING_PAGE = "/console";
     private static final String FORM_LOCATION_COOKIE = "quarkus-redirect-location";
@@ -50,7 +49,7 @@ class ConsoleAnswerHeaders {
     private void onAnswer(RoutingContext rc) {
         String path = rc.normalizedPath();
         if (ConsoleOrigins.guarded(path)) {
-            String returnTo = FORM_POST.equals(path) ? returnCookie(rc.request()) : null;
+            String returnTo = ConsoleOrigins.FORM_POST.equals(path) ? returnCookie(rc.request()) : null;
             rc.addHeadersEndHandler(ignored -> consoleHeaders(rc, path, returnTo));
         } else if (rc.request().method() == HttpMethod.GET || rc.request().method() == HttpMethod.HEAD) {
             rc.addHeadersEndHandler(ignored -> rc.response().removeCookies(CSRF_COOKIE, false));
@@ -74,7 +73,7 @@ class ConsoleAnswerHeaders {
         String pathOnly = ownPath(location, request);
         if (LOGIN_PAGE.equals(pathOnly) && request.method() == HttpMethod.GET && !LOGIN_PAGE.equals(path)) {
             response.addCookie(returnCookie(request.uri(), https));
-        } else if (FORM_POST.equals(path) && returnTo != null && LANDING_PAGE.equals(pathOnly)) {
+        } else if (ConsoleOrigins.FORM_POST.equals(path) && returnTo != null && LANDING_PAGE.equals(pathOnly)) {
             pathOnly = returnTo;
             response.addCookie(returnCookie("", https).setMaxAge(0));
         }
@@ -104,7 +103,8 @@ class ConsoleAnswerHeaders {
 
     private static Cookie returnCookie(String pathAndQuery, boolean https) {
         return Cookie.cookie(RETURN_COOKIE, URLEncoder.encode(pathAndQuery, StandardCharsets.UTF_8))
-                .setPath(FORM_POST).setHttpOnly(true).setSecure(https).setSameSite(CookieSameSite.STRICT);
+                .setPath(ConsoleOrigins.FORM_POST).setHttpOnly(true).setSecure(https)
+                .setSameSite(CookieSameSite.STRICT);
     }
 
     /** The console page the cookie names, or nothing when it names none (or something else). */

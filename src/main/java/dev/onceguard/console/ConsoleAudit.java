@@ -73,7 +73,8 @@ public class ConsoleAudit {
 
     private void recorded(long auditId, String action, String targetType, String targetId, String reason,
                           AuditOutcome outcome, String detail) {
-        write(auditId, action, targetType, targetId, reason, outcome, detail);
+        QuarkusTransaction.requiringNew().run(() -> insertEntry(auditId, action, targetType, targetId, reason, outcome,
+                detail));
         LOG.infof("console action %s on %s %s by %s: %s", action, targetType, targetId, actor(), outcome.label());
     }
 
@@ -120,12 +121,6 @@ public class ConsoleAudit {
         LOG.infof("bulk console action %s on %d of %d %ss (%s) by %s: %s", action.auditName(), rows.size(), matched,
                 action.targetType(), filter, actor(), done.summary());
         return done;
-    }
-
-    private void write(long auditId, String action, String targetType, String targetId, String reason,
-                       AuditOutcome outcome, String detail) {
-        QuarkusTransaction.requiringNew().run(() -> insertEntry(auditId, action, targetType, targetId, reason, outcome,
-                detail));
     }
 
     private void insertEntry(long auditId, String action, String targetType, String targetId, String reason,

@@ -24,6 +24,7 @@ import java.util.Set;
 @ApplicationScoped
 class ConsoleOrigins {
 
+    static final String FORM_POST = "/j_security_check";
     private static final Logger LOG = Logger.getLogger(ConsoleOrigins.class);
     private static final Set<HttpMethod> SAFE = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
     private static final Set<String> FOREIGN_FETCH_SITES = Set.of("cross-site", "same-site");
@@ -50,7 +51,7 @@ class ConsoleOrigins {
     }
 
     static boolean guarded(String path) {
-        return path.equals("/console") || path.startsWith("/console/") || path.equals("/j_security_check");
+        return path.equals("/console") || path.startsWith("/console/") || path.equals(FORM_POST);
     }
 
     /**

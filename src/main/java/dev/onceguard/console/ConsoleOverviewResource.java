@@ -7,8 +7,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** {@code GET /console}: the last 24 hours at a glance, each number a link to the list behind it. */
@@ -16,10 +14,6 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
 public class ConsoleOverviewResource {
-
-    /** The {@code from} filter value of the requests list, minute precision (UTC). */
-    private static final DateTimeFormatter FILTER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm")
-            .withZone(ZoneOffset.UTC);
 
     @CheckedTemplate
     static class Templates {
@@ -37,7 +31,8 @@ public class ConsoleOverviewResource {
     public TemplateInstance overview() {
         ActivityOverview.Overview overview = activity.read();
         return Templates.overview(overview,
-                ConsoleRequestsResource.PAGE + "?from=" + FILTER_TIME.format(overview.since()) + "&outcome=",
+                ConsoleRequestsResource.PAGE + "?from=" + OperationFilter.FILTER_TIME.format(overview.since())
+                        + "&outcome=",
                 ActivityOverview.UNKNOWN_TOO_LONG.toMinutes());
     }
 }

@@ -20,22 +20,23 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 public class ConsolePaymentsResource {
 
     static final String PAGE = "/console/payments";
-    private static final List<CsvExport.Column<PaymentLists.Row>> CSV = List.of(
-            new CsvExport.Column<>("payment_id", PaymentLists.Row::paymentId),
-            new CsvExport.Column<>("status", PaymentLists.Row::status),
-            new CsvExport.Column<>("order_id", PaymentLists.Row::orderId),
-            new CsvExport.Column<>("user_id", PaymentLists.Row::userId),
-            new CsvExport.Column<>("amount", PaymentLists.Row::amount),
-            new CsvExport.Column<>("currency", PaymentLists.Row::currency),
-            new CsvExport.Column<>("provider", PaymentLists.Row::provider),
-            new CsvExport.Column<>("provider_payment_id", PaymentLists.Row::providerPaymentId),
-            new CsvExport.Column<>("provider_idempotency_key", PaymentLists.Row::providerKey),
-            new CsvExport.Column<>("created_at", PaymentLists.Row::createdAt),
-            new CsvExport.Column<>("updated_at", PaymentLists.Row::updatedAt));
+    private static final List<CsvExport.Column<OperationChain.Payment>> CSV = List.of(
+            new CsvExport.Column<>("payment_id", OperationChain.Payment::paymentId),
+            new CsvExport.Column<>("status", OperationChain.Payment::status),
+            new CsvExport.Column<>("order_id", OperationChain.Payment::orderId),
+            new CsvExport.Column<>("user_id", OperationChain.Payment::userId),
+            new CsvExport.Column<>("amount", OperationChain.Payment::amount),
+            new CsvExport.Column<>("currency", OperationChain.Payment::currency),
+            new CsvExport.Column<>("provider", OperationChain.Payment::provider),
+            new CsvExport.Column<>("provider_payment_id", OperationChain.Payment::providerPaymentId),
+            new CsvExport.Column<>("provider_idempotency_key", OperationChain.Payment::providerIdempotencyKey),
+            new CsvExport.Column<>("created_at", OperationChain.Payment::createdAt),
+            new CsvExport.Column<>("updated_at", OperationChain.Payment::updatedAt));
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance payments(String status, long count, KeysetPage<PaymentLists.Row> page, Pager pager);
+        static native TemplateInstance payments(String status, long count, KeysetPage<OperationChain.Payment> page,
+                                                Pager pager);
     }
 
     private final PaymentLists payments;
@@ -52,7 +53,7 @@ public class ConsolePaymentsResource {
         if (CsvExport.wanted(format)) {
             return CsvExport.of("payments-" + shown.toLowerCase(java.util.Locale.ROOT), CSV, at -> payments.page(shown, at));
         }
-        KeysetPage<PaymentLists.Row> page = payments.page(shown, position);
+        KeysetPage<OperationChain.Payment> page = payments.page(shown, position);
         Pager pager = Pager.of(PAGE, position.isPresent(), page.next(), "status", shown);
         return HtmlResponses.page(200, Templates.payments(shown, payments.count(shown), page, pager));
     }

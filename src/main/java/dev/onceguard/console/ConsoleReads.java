@@ -6,7 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -45,8 +45,11 @@ class ConsoleReads {
         return one(statement, row -> row.getLong(1), parameters).orElse(0L);
     }
 
-    static Instant instant(ResultSet row, String column) throws SQLException {
-        return SqlRows.instant(row, column);
+    CappedCount countUpTo(int limit, String table, String condition, Object... parameters) {
+        Object[] bound = Arrays.copyOf(parameters, parameters.length + 1);
+        bound[parameters.length] = limit + 1;
+        return CappedCount.of(number("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + condition
+                + " LIMIT ?) capped", bound), limit);
     }
 
     static Integer nullableInt(ResultSet row, String column) throws SQLException {

@@ -13,7 +13,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * The console's search box: whatever id a customer or a colleague pastes, looked up as every kind of id the service
@@ -88,9 +88,10 @@ public class ConsoleSearch {
         Matching matching = new Matching(query, prefix);
         List<Group> groups = new ArrayList<>();
         add(groups, "Order", orders(matching));
-        add(groups, "Payment", payments("payment_id", matching));
-        add(groups, "Provider payment id", payments("provider_payment_id", matching));
-        add(groups, "Provider idempotency key", payments("provider_idempotency_key", matching));
+        add(groups, "Payment", payments("Payment", "payment_id", matching));
+        add(groups, "Provider payment id", payments("Provider payment id", "provider_payment_id", matching));
+        add(groups, "Provider idempotency key",
+                payments("Provider idempotency key", "provider_idempotency_key", matching));
         add(groups, "Request id", requests(matching));
         groups.addAll(clientRequestIds(matching));
         add(groups, "Idempotency key", keys(matching));
@@ -132,16 +133,6 @@ public class ConsoleSearch {
             parameters.addAll(List.of(more));
             return parameters.toArray();
         }
-
-        /** The parameters of {@code times} conditions, each followed by its limit, then {@code more}. */
-        Object[] repeated(int times, int limit, Object... more) {
-            List<Object> parameters = new ArrayList<>();
-            for (int i = 0; i < times; i++) {
-                parameters.addAll(List.of(with(limit)));
-            }
-            parameters.addAll(List.of(more));
-            return parameters.toArray();
-        }
     }
 
     private List<Match> orders(Matching m) {
@@ -170,12 +161,7 @@ public class ConsoleSearch {
                 m.with(PER_KIND + 1));
     }
 
-    private List<Match> payments(String column, Matching m) {
-        String kind = switch (column) {
-            case "payment_id" -> "Payment";
-            case "provider_payment_id" -> "Provider payment id";
-            default -> "Provider idempotency key";
-        };
+    private List<Match> payments(String kind, String column, Matching m) {
         return reads.list("""
                         SELECT p.payment_id, p.order_id, p.user_id, p.status, p.amount, p.currency, p.provider,
                                p.provider_payment_id, p.provider_idempotency_key, p.created_at, p.idempotency_record_id
@@ -237,7 +223,7 @@ public class ConsoleSearch {
         String[] withOperations = records.usersMatching(m.query(), m.high(), PER_KIND + 1).toArray(String[]::new);
         List<Object> parameters = new ArrayList<>();
         parameters.add(withOperations);
-        parameters.addAll(List.of(m.repeated(1, PER_KIND + 1, PER_KIND + 1)));
+        parameters.addAll(List.of(m.with(PER_KIND + 1, PER_KIND + 1)));
         return reads.list("""
                         SELECT user_id FROM (
                             SELECT unnest(?::text[]) AS user_id

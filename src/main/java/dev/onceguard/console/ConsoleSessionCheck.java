@@ -8,7 +8,6 @@ import io.quarkus.vertx.http.runtime.security.HttpSecurityUtils;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.Cookie;
 import io.vertx.core.http.CookieSameSite;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -27,7 +26,6 @@ class ConsoleSessionCheck implements SecurityIdentityAugmentor {
 
     static final String SESSION_COOKIE = "onceguard-console-session";
     private static final Logger LOG = Logger.getLogger(ConsoleSessionCheck.class);
-    private static final String FORM_POST = "/j_security_check";
 
     private final ConsoleSessions sessions;
     private final SignInThrottle throttle;
@@ -46,11 +44,12 @@ class ConsoleSessionCheck implements SecurityIdentityAugmentor {
     public Uni<SecurityIdentity> augment(SecurityIdentity identity, AuthenticationRequestContext context,
                                          Map<String, Object> attributes) {
         RoutingContext rc = HttpSecurityUtils.getRoutingContextAttribute(attributes);
-        if (identity.isAnonymous() || rc == null || !ConsoleOrigins.guarded(rc.normalizedPath()) || basic(rc)) {
+        if (identity.isAnonymous() || rc == null || !ConsoleOrigins.guarded(rc.normalizedPath())
+                || ConsoleSignIns.basic(rc)) {
             return Uni.createFrom().item(identity);
         }
         String user = identity.getPrincipal().getName();
-        if (FORM_POST.equals(rc.normalizedPath())) {
+        if (ConsoleOrigins.FORM_POST.equals(rc.normalizedPath())) {
             return context.runBlocking(() -> {
                 if (throttle.userWaits(user)) {
                     rc.put(ConsoleSignIns.USER_WAITS, true);
@@ -74,10 +73,5 @@ class ConsoleSessionCheck implements SecurityIdentityAugmentor {
             }
             return identity;
         });
-    }
-
-    private static boolean basic(RoutingContext rc) {
-        String authorization = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
-        return authorization != null && authorization.regionMatches(true, 0, "Basic ", 0, 6);
     }
 }

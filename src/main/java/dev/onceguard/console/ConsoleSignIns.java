@@ -29,7 +29,6 @@ import java.util.Optional;
 class ConsoleSignIns {
 
     private static final Logger LOG = Logger.getLogger(ConsoleSignIns.class);
-    private static final String FORM_POST = "/j_security_check";
     /** The routing context attribute marking a form sign-in refused because its user name waits. */
     static final String USER_WAITS = "onceguard.console.sign-in.user-waits";
 
@@ -48,7 +47,7 @@ class ConsoleSignIns {
     private void refuseWhileWaiting(RoutingContext rc) {
         String path = rc.normalizedPath();
         Optional<String> basicUser = ConsoleOrigins.guarded(path) ? basicUser(rc) : Optional.empty();
-        if (!FORM_POST.equals(path) && basicUser.isEmpty()) {
+        if (!ConsoleOrigins.FORM_POST.equals(path) && basicUser.isEmpty()) {
             rc.next();
             return;
         }
@@ -75,7 +74,7 @@ class ConsoleSignIns {
     }
 
     private void logFormSignIns(RoutingContext rc) {
-        if (FORM_POST.equals(rc.normalizedPath())) {
+        if (ConsoleOrigins.FORM_POST.equals(rc.normalizedPath())) {
             rc.addEndHandler(ended -> {
                 String location = rc.response().headers().get(HttpHeaders.LOCATION);
                 String typed = rc.request().getFormAttribute("j_username");
@@ -129,13 +128,18 @@ class ConsoleSignIns {
         });
     }
 
-    private static Optional<String> basicUser(RoutingContext rc) {
+    static boolean basic(RoutingContext rc) {
         String authorization = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
-        if (authorization == null || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+        return authorization != null && authorization.regionMatches(true, 0, "Basic ", 0, 6);
+    }
+
+    private static Optional<String> basicUser(RoutingContext rc) {
+        if (!basic(rc)) {
             return Optional.empty();
         }
         try {
-            String credential = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            String credential = new String(Base64.getDecoder().decode(
+                    rc.request().getHeader(HttpHeaders.AUTHORIZATION).substring(6).trim()), StandardCharsets.UTF_8);
             int colon = credential.indexOf(':');
             return colon < 0 ? Optional.empty() : Optional.of(credential.substring(0, colon));
         } catch (IllegalArgumentException notBase64) {

@@ -31,7 +31,7 @@ public class ConsoleStuckResource {
 
     @CheckedTemplate
     static class Templates {
-        static native TemplateInstance stuck(KeysetPage<StuckOperations.Stuck> page, StuckOperations.Count stuckNow, Pager pager,
+        static native TemplateInstance stuck(KeysetPage<StuckOperations.Stuck> page, CappedCount stuckNow, Pager pager,
                                              AdminNotice.Shown notice, List<JobSwitches.Warning> jobWarnings);
     }
 

@@ -30,28 +30,21 @@ final class CsvExport {
         return FORMAT.equals(format);
     }
 
-    /** Every row of a keyset-paginated list, from its first page on. */
     static <T> Response of(String name, List<Column<T>> columns, Function<Optional<Cursor>, KeysetPage<T>> pageAfter) {
         List<T> rows = new ArrayList<>();
         Optional<Cursor> position = Optional.empty();
-        boolean more;
         do {
             KeysetPage<T> page = pageAfter.apply(position);
             rows.addAll(page.rows());
             position = Optional.ofNullable(page.next());
-            more = position.isPresent();
-        } while (more && rows.size() < MAX_ROWS);
-        return of(name, columns, rows.size() > MAX_ROWS ? rows.subList(0, MAX_ROWS) : rows, more);
-    }
-
-    static <T> Response of(String name, List<Column<T>> columns, List<T> rows, boolean cut) {
+        } while (position.isPresent() && rows.size() < MAX_ROWS);
         StringBuilder csv = new StringBuilder();
         csv.append(String.join(",", columns.stream().map(c -> quoted(c.name())).toList())).append("\r\n");
-        for (T row : rows) {
+        for (T row : rows.subList(0, Math.min(rows.size(), MAX_ROWS))) {
             csv.append(String.join(",", columns.stream().map(c -> quoted(text(c.value().apply(row)))).toList()))
                     .append("\r\n");
         }
-        if (cut) {
+        if (position.isPresent()) {
             csv.append(quoted("The list goes on: only its first " + MAX_ROWS + " rows are exported; narrow the filters."))
                     .append("\r\n");
         }

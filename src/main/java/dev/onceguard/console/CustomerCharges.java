@@ -7,8 +7,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +14,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * "Was I charged twice?": the charges (SUCCEEDED payments) of one user in a period, each with the intent (the
@@ -28,8 +26,6 @@ public class CustomerCharges {
 
     static final int MAX_SHOWN = 200;
     static final Duration AROUND_AN_INTENT = Duration.ofDays(1);
-    private static final DateTimeFormatter FILTER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm")
-            .withZone(ZoneOffset.UTC);
 
     /** One charge; {@code intentId} is the create-order record, {@code paymentRecordId} the payment's own. */
     public record Charge(String paymentId, String orderId, BigDecimal amount, String currency, String provider,
@@ -111,19 +107,12 @@ public class CustomerCharges {
         if (!start.isBefore(end)) {
             throw ConsoleRequestRejected.badRequest("The period's start must be before its end.");
         }
-        return new Period(start, end, FILTER_TIME.format(start), FILTER_TIME.format(end));
+        return new Period(start, end, OperationFilter.FILTER_TIME.format(start),
+                OperationFilter.FILTER_TIME.format(end));
     }
 
     private static Instant parse(String name, String text, Instant otherwise) {
-        if (text == null || text.isBlank()) {
-            return otherwise;
-        }
-        try {
-            return OperationFilter.parseTime(text.strip());
-        } catch (java.time.format.DateTimeParseException e) {
-            throw ConsoleRequestRejected.badRequest("The " + name + " time is not one: write it as 2026-11-30T05:41 "
-                    + "(UTC) or as an ISO-8601 instant.");
-        }
+        return text == null || text.isBlank() ? otherwise : OperationFilter.filterTime(name, text);
     }
 
     Charges of(String userId, Period period) {

@@ -8,6 +8,8 @@ import dev.onceguard.webhook.WebhookInbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -16,13 +18,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** The webhook inbox for the console: events newest first, the last day's delivery summary, and "reprocess". */
 @ApplicationScoped
 public class InboxEvents {
 
-    static final int PAGE_SIZE = 50;
     static final int COUNT_LIMIT = 1000;
     static final Set<String> REPROCESSABLE = Set.of("FAILED", "IGNORED", "PENDING_MATCH");
     static final Set<String> STATUSES = Set.of("PROCESSED", "IGNORED", "FAILED", "REJECTED", "PENDING_MATCH");
@@ -40,8 +41,26 @@ public class InboxEvents {
             new CsvExport.Column<>("reason", Event::reason),
             new CsvExport.Column<>("last_error", Event::lastError));
 
-    public record Event(long id, String provider, String eventId, String eventType, String status, int deliveryCount,
-                        Instant receivedAt, Instant lastDeliveredAt, String reason, String lastError, String paymentId) {
+    /** One event of the inbox, as its list, its own page and an order's story show it (its payload aside). */
+    public record Event(long id, String provider, String eventId, String eventType, String providerPaymentId,
+                        String paymentId, String status, String reason, String lastError, int deliveryCount,
+                        Instant eventCreatedAt, Instant receivedAt, Instant lastDeliveredAt, Instant processedAt) {
+
+        static final String COLUMNS = """
+                id, provider, event_id, event_type, provider_payment_id, payment_id, status, reason, last_error,
+                delivery_count, event_created_at, received_at, last_delivered_at, processed_at""";
+
+        static Event of(ResultSet row) throws SQLException {
+            return new Event(row.getLong("id"), row.getString("provider"), row.getString("event_id"),
+                    row.getString("event_type"), row.getString("provider_payment_id"), row.getString("payment_id"),
+                    row.getString("status"), row.getString("reason"), row.getString("last_error"),
+                    row.getInt("delivery_count"), instant(row, "event_created_at"), instant(row, "received_at"),
+                    instant(row, "last_delivered_at"), instant(row, "processed_at"));
+        }
+
+        public String href() {
+            return ConsoleLinks.webhookEvent(id);
+        }
 
         /** FAILED, IGNORED and PENDING_MATCH events can be applied again by an admin. */
         public boolean reprocessable() {
@@ -62,8 +81,8 @@ public class InboxEvents {
     public record Duplicates(String provider, String eventType, long events, long extraDeliveries) {
     }
 
-    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, long failed, boolean failedCapped,
-                          long rejected, boolean rejectedCapped, long pendingMatch, boolean pendingMatchCapped) {
+    public record Summary(List<ProviderDay> providers, List<Duplicates> duplicates, CappedCount failed,
+                          CappedCount rejected, CappedCount pendingMatch) {
     }
 
     public record Filter(String status, String provider) {
@@ -80,7 +99,6 @@ public class InboxEvents {
             return new Filter(wantedStatus, wantedProvider);
         }
     }
-
 
     private record KindTotal(String kind, long total) {
     }
@@ -105,18 +123,12 @@ public class InboxEvents {
     }
 
     KeysetPage<Event> list(Filter filter, Optional<Cursor> after) {
-        KeysetQuery query = KeysetQuery.newestFirst("""
-                SELECT id, provider, event_id, event_type, status, delivery_count, received_at, last_delivered_at,
-                       reason, last_error, payment_id
-                  FROM webhook_inbox""", "received_at", "id", PAGE_SIZE)
+        KeysetQuery query = KeysetQuery
+                .newestFirst("SELECT " + Event.COLUMNS + " FROM webhook_inbox", "received_at", "id", KeysetPage.SIZE)
                 .whereGiven("PROCESSED".equals(filter.status()) ? "status = ?" : STATUS_NOT_PROCESSED, filter.status())
                 .whereGiven("provider = ?", filter.provider());
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
-        return reads.page(query, row -> new Event(row.getLong("id"), row.getString("provider"),
-                row.getString("event_id"), row.getString("event_type"), row.getString("status"),
-                row.getInt("delivery_count"), instant(row, "received_at"),
-                instant(row, "last_delivered_at"), row.getString("reason"), row.getString("last_error"),
-                row.getString("payment_id")), row -> new Cursor(row.receivedAt(), row.id()));
+        return reads.page(query, Event::of, row -> new Cursor(row.receivedAt(), row.id()));
     }
 
     Summary summary() {
@@ -156,17 +168,12 @@ public class InboxEvents {
                          LIMIT 50""",
                 row -> new Duplicates(row.getString("provider"), row.getString("event_type"), row.getLong("events"),
                         row.getLong("extra")));
-        long failed = countWithStatus("FAILED");
-        long rejected = countWithStatus("REJECTED");
-        long pendingMatch = countWithStatus("PENDING_MATCH");
-        return new Summary(providers, duplicates, Math.min(failed, COUNT_LIMIT), failed > COUNT_LIMIT,
-                Math.min(rejected, COUNT_LIMIT), rejected > COUNT_LIMIT,
-                Math.min(pendingMatch, COUNT_LIMIT), pendingMatch > COUNT_LIMIT);
+        return new Summary(providers, duplicates, countWithStatus("FAILED"), countWithStatus("REJECTED"),
+                countWithStatus("PENDING_MATCH"));
     }
 
-    private long countWithStatus(String status) {
-        return reads.number("SELECT count(*) FROM (SELECT 1 FROM webhook_inbox WHERE " + STATUS_NOT_PROCESSED
-                + " LIMIT ?) capped", status, COUNT_LIMIT + 1);
+    private CappedCount countWithStatus(String status) {
+        return reads.countUpTo(COUNT_LIMIT, "webhook_inbox", STATUS_NOT_PROCESSED, status);
     }
 
     /** The provider adapters of this build, for the filter; events of another provider are still listed. */

@@ -10,13 +10,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, and each job's last success. */
 @ApplicationScoped
 public class JobHistory {
 
-    static final int PAGE_SIZE = 50;
     static final List<String> JOBS = Jobs.ALL.stream().sorted().toList();
 
     public record Run(long id, String job, String replica, Instant startedAt, Instant finishedAt, String outcome,
@@ -49,7 +48,6 @@ public class JobHistory {
         }
     }
 
-
     private final ConsoleReads reads;
     private final Config config;
 
@@ -72,7 +70,7 @@ public class JobHistory {
         KeysetQuery query = KeysetQuery.newestFirst("""
                 SELECT id, job, replica, started_at, finished_at, outcome, error,
                        (SELECT string_agg(key || ' ' || value, ', ' ORDER BY key) FROM jsonb_each_text(counts)) AS counts
-                  FROM job_runs""", "started_at", "id", PAGE_SIZE)
+                  FROM job_runs""", "started_at", "id", KeysetPage.SIZE)
                 .whereGiven("job = ?", job);
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
         return reads.page(query, row -> new Run(row.getLong("id"), row.getString("job"),

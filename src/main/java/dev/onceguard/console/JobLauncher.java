@@ -8,7 +8,6 @@ import dev.onceguard.outbox.OutboxRelay;
 import dev.onceguard.payment.Reconciliation;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.Map;
 import java.util.TreeMap;
 
 /**

@@ -4,12 +4,13 @@ import dev.onceguard.platform.Jobs;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.Config;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Whether the machinery a page promises is at work: a job switched off on this replica
@@ -39,6 +40,19 @@ public class JobSwitches {
         }
     }
 
+    /** The latest run of one job; {@code startedAt} is null when it never ran (or its runs were cleaned up). */
+    public record LastRun(String job, Instant startedAt, Instant finishedAt, String outcome, String error,
+                          boolean switchedOff) {
+
+        public long millis() {
+            return Duration.between(startedAt, finishedAt).toMillis();
+        }
+
+        public String statusClass() {
+            return StatusBadges.jobRun(outcome);
+        }
+    }
+
     private final ConsoleReads reads;
     private final Config config;
 
@@ -51,24 +65,30 @@ public class JobSwitches {
         return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class).map("off"::equals).orElse(false);
     }
 
-    /** The jobs switched off here or whose latest run failed, by name. */
-    public List<Warning> warnings() {
-        record Last(String job, String outcome, Instant startedAt, String error) {
-        }
-        List<Last> last = reads.list("""
-                        SELECT j.job, r.outcome, r.started_at, r.error
+    /** The latest run of each job, on any replica, by name. */
+    public List<LastRun> lastRuns() {
+        return reads.list("""
+                        SELECT j.job, r.started_at, r.finished_at, r.outcome, r.error
                           FROM unnest(?) AS j(job)
-                          LEFT JOIN LATERAL (SELECT outcome, started_at, error FROM job_runs
+                          LEFT JOIN LATERAL (SELECT started_at, finished_at, outcome, error FROM job_runs
                                               WHERE job = j.job ORDER BY started_at DESC LIMIT 1) r ON true
                          ORDER BY j.job""",
-                row -> new Last(row.getString("job"), row.getString("outcome"), instant(row, "started_at"),
-                        row.getString("error")),
-                (Object) Jobs.ALL.stream().sorted().toArray(String[]::new));
+                row -> new LastRun(row.getString("job"), instant(row, "started_at"), instant(row, "finished_at"),
+                        row.getString("outcome"), row.getString("error"), off(row.getString("job"))),
+                (Object) Jobs.ALL.toArray(String[]::new));
+    }
+
+    public List<Warning> warnings() {
+        return warnings(lastRuns());
+    }
+
+    /** The jobs of {@code lastRuns} switched off here or whose latest run failed. */
+    static List<Warning> warnings(List<LastRun> lastRuns) {
         List<Warning> warnings = new ArrayList<>();
-        for (Last run : last) {
+        for (LastRun run : lastRuns) {
             boolean failed = "FAILED".equals(run.outcome());
-            if (off(run.job()) || failed) {
-                warnings.add(new Warning(run.job(), off(run.job()), failed ? run.startedAt() : null,
+            if (run.switchedOff() || failed) {
+                warnings.add(new Warning(run.job(), run.switchedOff(), failed ? run.startedAt() : null,
                         failed ? run.error() : null, WHAT_WAITS.get(run.job())));
             }
         }

@@ -10,13 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** Idempotency keys reused with another payload (the 422s), newest first, as evidence for support. */
 @ApplicationScoped
 public class KeyConflicts {
 
-    static final int PAGE_SIZE = 50;
     private static final int MAX_FILTER_LENGTH = 255;
     private static final int FINGERPRINT_PREFIX = 12;
 
@@ -76,7 +75,6 @@ public class KeyConflicts {
         }
     }
 
-
     private final ConsoleReads reads;
     private final IdempotencyRecordQueries records;
     private final RequestLogs bodies;
@@ -91,7 +89,7 @@ public class KeyConflicts {
         KeysetQuery query = KeysetQuery.newestFirst("""
                         SELECT id, record_id, user_id, operation, idempotency_key, original_fingerprint,
                                conflicting_fingerprint, request_id, client_request_id, created_at, refused_body
-                          FROM idempotency_conflicts""", "created_at", "id", PAGE_SIZE)
+                          FROM idempotency_conflicts""", "created_at", "id", KeysetPage.SIZE)
                 .whereGiven("user_id = ?", filter.user())
                 .whereGiven("idempotency_key = ?", filter.key());
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
@@ -108,6 +106,6 @@ public class KeyConflicts {
         List<Conflict> rows = read.stream().map(refused -> refused.conflict().withBodies(
                 bodies.parsed(originalBodies.get(refused.conflict().recordId())),
                 bodies.parsed(refused.refusedBody()))).toList();
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+        return KeysetPage.of(rows, KeysetPage.SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

@@ -6,6 +6,8 @@ import java.util.function.Function;
 /** One page of a keyset-paginated list: its rows, and the position of its last row when more rows follow. */
 public record KeysetPage<T>(List<T> rows, Cursor next) {
 
+    static final int SIZE = 50;
+
     /**
      * @param read     the rows read with {@code LIMIT pageSize + 1}: one more than the page shows says there is more
      * @param position where a row stands in the list's order

@@ -3,8 +3,12 @@ package dev.onceguard.console;
 import dev.onceguard.platform.Cause;
 
 import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
+
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Everything one idempotency record led to, for {@code /console/operations/{id}}: the record and the requests that
@@ -13,7 +17,7 @@ import java.util.List;
  * Payment method tokens are never read.
  */
 public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order order, List<Item> items,
-                             List<Payment> payments, List<WebhookEvent> webhookEvents, List<Transition> transitions,
+                             List<Payment> payments, List<InboxEvents.Event> webhookEvents, List<Transition> transitions,
                              List<OutboxEvent> outboxEvents, List<Effect> effects, List<OperationRow> onSameOrder,
                              Verdict verdict, List<TimelineEntry> timeline) {
 
@@ -46,25 +50,35 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
     public record Item(String productId, String name, int quantity, BigDecimal unitPrice) {
     }
 
-    public record Payment(String paymentId, String status, BigDecimal amount, String currency, String provider,
-                          String providerIdempotencyKey, String providerPaymentId, Long idempotencyRecordId,
-                          String failureReason, Instant createdAt, Instant updatedAt) {
+    /** A payment attempt, as an order's story and the payments list show it. */
+    public record Payment(String paymentId, String orderId, String userId, String status, BigDecimal amount,
+                          String currency, String provider, String providerIdempotencyKey, String providerPaymentId,
+                          Long idempotencyRecordId, String failureReason, Instant createdAt, Instant updatedAt) {
+
+        static final String SELECT = """
+                SELECT payment_id, order_id, user_id, status, amount, currency, provider, provider_idempotency_key,
+                       provider_payment_id, idempotency_record_id, failure_reason, created_at, updated_at
+                  FROM payments""";
+
+        static Payment of(ResultSet row) throws SQLException {
+            return new Payment(row.getString("payment_id"), row.getString("order_id"), row.getString("user_id"),
+                    row.getString("status"), row.getBigDecimal("amount"), row.getString("currency"),
+                    row.getString("provider"), row.getString("provider_idempotency_key"),
+                    row.getString("provider_payment_id"), (Long) row.getObject("idempotency_record_id"),
+                    row.getString("failure_reason"), instant(row, "created_at"), instant(row, "updated_at"));
+        }
+
+        public String href() {
+            return idempotencyRecordId == null ? ConsoleLinks.operationsOfOrder(orderId)
+                    : ConsoleLinks.operation(idempotencyRecordId);
+        }
+
+        public String userHref() {
+            return ConsoleLinks.user(userId);
+        }
 
         public String statusClass() {
             return StatusBadges.payment(status);
-        }
-    }
-
-    public record WebhookEvent(long id, String provider, String eventId, String eventType, String providerPaymentId,
-                               String status, String reason, int deliveryCount, Instant receivedAt,
-                               Instant lastDeliveredAt, Instant processedAt) {
-
-        public String href() {
-            return ConsoleLinks.webhookEvent(id);
-        }
-
-        public String statusClass() {
-            return StatusBadges.webhookEvent(status);
         }
     }
 
@@ -76,7 +90,6 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
     public record Transition(String subjectType, String subjectId, String fromStatus, String toStatus, String cause,
                              String causeRef, String eventType, Instant occurredAt, AdminAct admin) {
 
-        /** The cause in plain words. */
         public String causeText() {
             String ref = causeRef == null ? "" : " " + causeRef;
             return switch (cause) {

@@ -11,7 +11,6 @@ import dev.onceguard.console.OperationChain.OutboxEvent;
 import dev.onceguard.console.OperationChain.Payment;
 import dev.onceguard.console.OperationChain.TimelineEntry;
 import dev.onceguard.console.OperationChain.Transition;
-import dev.onceguard.console.OperationChain.WebhookEvent;
 import dev.onceguard.idempotency.IdempotencyRecordQueries;
 import dev.onceguard.payment.PaymentService;
 import dev.onceguard.payment.refund.RefundService;
@@ -32,8 +31,8 @@ import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Reads the whole chain of one idempotency record ({@link OperationChain}) with a dozen indexed lookups: by the
@@ -52,15 +51,17 @@ public class OperationChains {
     private final ObjectMapper json;
     private final Duration doubleSubmissionWindow;
     private final JobSwitches jobSwitches;
+    private final RequestLogs requestLogs;
 
     public OperationChains(ConsoleReads reads, IdempotencyRecordQueries records, ObjectMapper json,
                            @ConfigProperty(name = "onceguard.console.double-submission-window") Duration doubleSubmissionWindow,
-                           JobSwitches jobSwitches) {
+                           JobSwitches jobSwitches, RequestLogs requestLogs) {
         this.reads = reads;
         this.records = records;
         this.json = json;
         this.doubleSubmissionWindow = doubleSubmissionWindow;
         this.jobSwitches = jobSwitches;
+        this.requestLogs = requestLogs;
     }
 
     public Optional<OperationChain> load(long recordId) {
@@ -77,7 +78,7 @@ public class OperationChains {
         Order order = orderIdOf(record).flatMap(this::order).orElse(null);
         List<Item> items = List.of();
         List<Payment> payments = List.of();
-        List<WebhookEvent> webhookEvents = List.of();
+        List<InboxEvents.Event> webhookEvents = List.of();
         List<Transition> transitions = List.of();
         List<OutboxEvent> outboxEvents = List.of();
         List<Effect> effects = List.of();
@@ -179,14 +180,7 @@ public class OperationChains {
     }
 
     private List<Payment> payments(String orderId) {
-        return reads.list("""
-                        SELECT payment_id, status, amount, currency, provider, provider_idempotency_key,
-                               provider_payment_id, idempotency_record_id, failure_reason, created_at, updated_at
-                          FROM payments WHERE order_id = ? ORDER BY created_at, payment_id""",
-                row -> new Payment(row.getString("payment_id"), row.getString("status"), row.getBigDecimal("amount"),
-                        row.getString("currency"), row.getString("provider"), row.getString("provider_idempotency_key"),
-                        row.getString("provider_payment_id"), (Long) row.getObject("idempotency_record_id"),
-                        row.getString("failure_reason"), instant(row, "created_at"), instant(row, "updated_at")),
+        return reads.list(Payment.SELECT + " WHERE order_id = ? ORDER BY created_at, payment_id", Payment::of,
                 orderId);
     }
 
@@ -200,25 +194,17 @@ public class OperationChains {
         if (payment.isEmpty()) {
             return null;
         }
-        List<PaymentStory.LoggedRequest> requests = reads.list("""
-                        SELECT request_id, received_at, outcome, http_status FROM idempotency_request_log
-                         WHERE record_id = ? ORDER BY received_at, id""",
-                row -> new PaymentStory.LoggedRequest(row.getString("request_id"), instant(row, "received_at"),
-                        row.getString("outcome"), nullableInt(row, "http_status")),
-                record.id());
         List<Transition> moves = transitions.stream()
                 .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
         return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
                 record.leaseExpiresAt(), payment.get().status(), moves,
-                requests, charges, jobs, now, record.ending()));
+                requestLogs.requests(record.id()), charges, jobs, now, record.ending()));
     }
 
-    private List<WebhookEvent> webhookEvents(String orderId) {
-        return reads.list("""
-                        SELECT w.id, w.provider, w.event_id, w.event_type, w.provider_payment_id, w.status, w.reason,
-                               w.delivery_count, w.received_at, w.last_delivered_at, w.processed_at
-                          FROM webhook_inbox w
-                         WHERE w.id IN (SELECT w2.id FROM payments p
+    private List<InboxEvents.Event> webhookEvents(String orderId) {
+        return reads.list("SELECT " + InboxEvents.Event.COLUMNS + """
+                          FROM webhook_inbox
+                         WHERE id IN (SELECT w2.id FROM payments p
                                           JOIN webhook_inbox w2 ON w2.provider = p.provider
                                                                AND w2.provider_payment_id = p.provider_payment_id
                                                                AND w2.payment_id IS NULL
@@ -226,15 +212,11 @@ public class OperationChains {
                                         UNION
                                         SELECT w3.id FROM payments p JOIN webhook_inbox w3 ON w3.payment_id = p.payment_id
                                          WHERE p.order_id = ?)
-                         ORDER BY w.received_at, w.id""",
-                row -> new WebhookEvent(row.getLong("id"), row.getString("provider"), row.getString("event_id"), row.getString("event_type"),
-                        row.getString("provider_payment_id"), row.getString("status"), row.getString("reason"),
-                        row.getInt("delivery_count"), instant(row, "received_at"), instant(row, "last_delivered_at"),
-                        instant(row, "processed_at")),
-                orderId, orderId);
+                         ORDER BY received_at, id""",
+                InboxEvents.Event::of, orderId, orderId);
     }
 
-    private List<Transition> transitions(String orderId, List<Payment> payments, List<WebhookEvent> webhookEvents) {
+    private List<Transition> transitions(String orderId, List<Payment> payments, List<InboxEvents.Event> webhookEvents) {
         Map<String, String> eventTypes = new HashMap<>();
         webhookEvents.forEach(event -> eventTypes.put(event.eventId(), event.eventType()));
         return reads.list("""
@@ -332,7 +314,7 @@ public class OperationChains {
     }
 
     private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
-                                                List<Payment> payments, List<WebhookEvent> webhookEvents,
+                                                List<Payment> payments, List<InboxEvents.Event> webhookEvents,
                                                 List<Transition> transitions, List<OutboxEvent> outboxEvents,
                                                 List<Effect> effects, List<Verdict.SameCart> sameCart,
                                                 PaymentStory story) {
@@ -385,7 +367,7 @@ public class OperationChains {
                     + ": " + (transition.fromStatus() == null ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
                     "Cause: " + transition.causeText() + ".", transition.causeHref()));
         }
-        for (WebhookEvent event : webhookEvents) {
+        for (InboxEvents.Event event : webhookEvents) {
             entries.add(new TimelineEntry(event.receivedAt(), "Webhook " + event.eventType() + " from " + event.provider(),
                     "Event " + event.eventId() + ": " + event.status()
                             + (event.reason() == null ? "" : " (" + event.reason() + ")") + ", delivered "

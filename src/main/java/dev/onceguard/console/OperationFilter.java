@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,6 +28,9 @@ public record OperationFilter(String key, String user, String order, String stat
     private static final List<String> STATUSES = Arrays.stream(IdempotencyRecord.Status.values()).map(Enum::name).toList();
     /** The operations whose records the console lists, by the names their records carry. */
     private static final List<String> OPERATIONS = List.of(OrderService.OPERATION, PaymentService.OPERATION);
+    /** A time as the filters' datetime-local inputs write it: minute precision, UTC. */
+    static final DateTimeFormatter FILTER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm")
+            .withZone(ZoneOffset.UTC);
     private static final String TIME_HELP = "write it as 2026-11-30T05:41 (UTC) or as an ISO-8601 instant such as "
             + "2026-11-30T05:41:00Z";
 
@@ -57,7 +61,6 @@ public record OperationFilter(String key, String user, String order, String stat
         return parse(null, null, null, null, null, null, null, null);
     }
 
-    /** The same filters at another position of the list. */
     OperationFilter at(Cursor position) {
         return new OperationFilter(key, user, order, status, operation, fromText, toText, from, to, position, problems);
     }
@@ -93,6 +96,16 @@ public record OperationFilter(String key, String user, String order, String stat
                 "operation", operation, "from", fromText, "to", toText);
     }
 
+    /** A filter time as {@link #parseTime} reads it; a 400 page naming the filter when it is not one. */
+    static Instant filterTime(String name, String text) {
+        try {
+            return parseTime(text.strip());
+        } catch (DateTimeParseException e) {
+            throw ConsoleRequestRejected.badRequest("The " + name + " time is not one: write it as 2026-11-30T05:41 "
+                    + "(UTC) or as an ISO-8601 instant.");
+        }
+    }
+
     /** {@code 2026-11-30T05:41} (UTC, as a datetime-local input sends it, seconds optional) or an ISO-8601 instant. */
     static Instant parseTime(String text) {
         try {
@@ -114,7 +127,7 @@ public record OperationFilter(String key, String user, String order, String stat
         }
     }
 
-    private static String blankToNull(String value) {
+    static String blankToNull(String value) {
         return value == null || value.isBlank() ? null : value.strip();
     }
 }

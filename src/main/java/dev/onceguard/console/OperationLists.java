@@ -12,20 +12,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Keyset pages of idempotency records, newest first, for the operations list and the user view, and the
- * "possible double submission" pairs among them. Each page reads at most {@link #PAGE_SIZE} + 1 rows through an
+ * "possible double submission" pairs among them. Each page reads at most {@link KeysetPage#SIZE} + 1 rows through an
  * index: by key, by user, by time, or the records an order and its payments name by primary key.
  */
 @ApplicationScoped
 public class OperationLists {
 
-    public static final int PAGE_SIZE = 50;
-
-    /** An order of a user with its number of successful charges. */
     public record UserOrder(String orderId, String status, BigDecimal total, String currency, Instant createdAt,
                             int charges) {
 
@@ -53,7 +50,6 @@ public class OperationLists {
                 filter.from(), filter.to()), filter.after());
     }
 
-    /** The user's records, newest first. */
     public KeysetPage<OperationRow> ofUser(String userId, Cursor after) {
         return newestFirst(IdempotencyRecordQueries.Filter.ofUser(userId), after);
     }
@@ -67,7 +63,7 @@ public class OperationLists {
             return rows;
         }
         Map<Long, List<OperationRow.DoubleSubmission>> pairs = new HashMap<>();
-        records.doubleSubmissions(rows.stream().map(OperationRow::id).toArray(Long[]::new), seconds(window),
+        records.doubleSubmissions(rows.stream().map(OperationRow::id).toArray(Long[]::new), window.toMillis() / 1000.0,
                 row -> pairs.computeIfAbsent(row.getLong("row_id"), id -> new ArrayList<>())
                         .add(new OperationRow.DoubleSubmission(row.getLong("id"), row.getString("idempotency_key"),
                                 row.getLong("seconds_apart"))));
@@ -99,7 +95,6 @@ public class OperationLists {
                         nullableInt(row, "http_status"), row.getLong("record_id"), row.getString("idempotency_key")));
     }
 
-    /** The user's newest orders (at most {@code limit}) with their successful charges. */
     public List<UserOrder> ordersOf(String userId, int limit) {
         return reads.list("""
                         SELECT o.order_id, o.status, o.total, o.currency, o.created_at,
@@ -113,13 +108,9 @@ public class OperationLists {
                 userId, limit);
     }
 
-    private static double seconds(Duration window) {
-        return window.toMillis() / 1000.0;
-    }
-
     private KeysetPage<OperationRow> newestFirst(IdempotencyRecordQueries.Filter filter, Cursor after) {
         List<OperationRow> rows = records.newestFirst(filter, after == null ? null : after.at(),
-                after == null ? null : after.number(), PAGE_SIZE, OperationRow::of);
-        return KeysetPage.of(rows, PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+                after == null ? null : after.number(), KeysetPage.SIZE, OperationRow::of);
+        return KeysetPage.of(rows, KeysetPage.SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 }

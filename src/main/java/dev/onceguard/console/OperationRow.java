@@ -5,8 +5,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** One idempotency record as the lists show it, read from the columns of {@code IdempotencyRecordQueries}' lists. */
 public record OperationRow(long id, String key, String userId, String operation, String status, String fingerprintPrefix,

@@ -16,7 +16,6 @@ import java.util.Optional;
 @ApplicationScoped
 public class OrderPages {
 
-    /** One operation on the order, as its own page tells it. */
     public record Operation(OperationChain chain, RequestHistory history) {
 
         public String href() {

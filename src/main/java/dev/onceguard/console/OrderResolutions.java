@@ -15,7 +15,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * How an order's story was resolved after it was paid or left unpaid: its refunds (who asked, why, the provider's
@@ -28,7 +28,6 @@ public class OrderResolutions {
     static final String CONSOLE_REQUESTER = "console:";
     private static final String ORDER_REFUNDED = "ORDER_REFUNDED";
 
-    /** One refund as the story tells it. */
     public record RefundLine(String refundId, String paymentId, BigDecimal amount, String currency, String status,
                              String reason, String note, String requestedBy, String providerRefundId,
                              Instant createdAt) {

@@ -8,13 +8,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /** Outbox events not delivered yet (pending, retrying or dead), oldest first, and "retry now" of a dead one. */
 @ApplicationScoped
 public class OutboxBacklog {
 
-    static final int PAGE_SIZE = 50;
     static final int COUNT_LIMIT = 10_000;
 
     /** The page's status filter (PENDING when none is given); RETRYING is PENDING with an attempt behind it. */
@@ -32,9 +31,8 @@ public class OutboxBacklog {
             this.status = status;
         }
 
-        private long counted(ConsoleReads reads) {
-            return reads.number("SELECT count(*) FROM (SELECT 1 FROM outbox_events WHERE " + condition
-                    + " LIMIT ?) capped", status, COUNT_LIMIT + 1);
+        private CappedCount counted(ConsoleReads reads) {
+            return reads.countUpTo(COUNT_LIMIT, "outbox_events", condition, status);
         }
 
         static Shown of(String status) {
@@ -78,34 +76,8 @@ public class OutboxBacklog {
         }
     }
 
-    /** Counts up to {@link #COUNT_LIMIT} each (a capped count shows as "10000+"). */
-    public record Counts(long pending, long retrying, long dead, Instant oldestPending) {
-
-        public boolean pendingCapped() {
-            return pending > COUNT_LIMIT;
-        }
-
-        public boolean retryingCapped() {
-            return retrying > COUNT_LIMIT;
-        }
-
-        public boolean deadCapped() {
-            return dead > COUNT_LIMIT;
-        }
-
-        public long pendingShown() {
-            return Math.min(pending, COUNT_LIMIT);
-        }
-
-        public long retryingShown() {
-            return Math.min(retrying, COUNT_LIMIT);
-        }
-
-        public long deadShown() {
-            return Math.min(dead, COUNT_LIMIT);
-        }
+    public record Counts(CappedCount pending, CappedCount retrying, CappedCount dead, Instant oldestPending) {
     }
-
 
     private final ConsoleReads reads;
     private final OutboxRelay relay;
@@ -119,7 +91,7 @@ public class OutboxBacklog {
         KeysetQuery query = KeysetQuery.oldestFirst("""
                 SELECT id, event_type, aggregate_type, aggregate_id, status, attempts, next_attempt_at, last_error,
                        created_at
-                  FROM outbox_events""", "created_at", "id", PAGE_SIZE)
+                  FROM outbox_events""", "created_at", "id", KeysetPage.SIZE)
                 .where(shown.condition, shown.status);
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.number()));
         return reads.page(query, row -> new Event(row.getLong("id"), row.getString("event_type"),

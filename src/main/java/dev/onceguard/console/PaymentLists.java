@@ -3,12 +3,8 @@ package dev.onceguard.console;
 import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
-
-import static dev.onceguard.console.ConsoleReads.instant;
 
 /**
  * {@code /console/payments}: payment attempts of one status, longest unchanged first, such as the UNKNOWN payments
@@ -18,26 +14,8 @@ import static dev.onceguard.console.ConsoleReads.instant;
 @ApplicationScoped
 public class PaymentLists {
 
-    static final int PAGE_SIZE = 50;
     /** The unresolved statuses only: the partial index of unresolved payments keeps their pages cheap. */
     static final Set<String> STATUSES = Set.of("CREATED", "PENDING", "UNKNOWN");
-
-    public record Row(String paymentId, String orderId, String userId, String status, BigDecimal amount,
-                      String currency, String provider, String providerPaymentId, String providerKey, Long recordId,
-                      Instant createdAt, Instant updatedAt) {
-
-        public String href() {
-            return recordId == null ? ConsoleLinks.operationsOfOrder(orderId) : ConsoleLinks.operation(recordId);
-        }
-
-        public String userHref() {
-            return ConsoleLinks.user(userId);
-        }
-
-        public String statusClass() {
-            return StatusBadges.payment(status);
-        }
-    }
 
     private final ConsoleReads reads;
 
@@ -54,19 +32,13 @@ public class PaymentLists {
         return status;
     }
 
-    KeysetPage<Row> page(String status, Optional<Cursor> after) {
-        KeysetQuery query = KeysetQuery.oldestFirst("""
-                SELECT payment_id, order_id, user_id, status, amount, currency, provider, provider_payment_id,
-                       provider_idempotency_key, idempotency_record_id, created_at, updated_at
-                  FROM payments""", "updated_at", "payment_id", PAGE_SIZE)
+    KeysetPage<OperationChain.Payment> page(String status, Optional<Cursor> after) {
+        KeysetQuery query = KeysetQuery
+                .oldestFirst(OperationChain.Payment.SELECT, "updated_at", "payment_id", KeysetPage.SIZE)
                 // the constant list lets a generic plan prove the partial index applies; the status itself is bound
                 .where("status IN ('CREATED', 'PENDING', 'UNKNOWN') AND status = ?", status);
         after.ifPresent(cursor -> query.after(cursor.at(), cursor.id()));
-        return reads.page(query, row -> new Row(row.getString("payment_id"), row.getString("order_id"),
-                row.getString("user_id"), row.getString("status"), row.getBigDecimal("amount"),
-                row.getString("currency"), row.getString("provider"), row.getString("provider_payment_id"),
-                row.getString("provider_idempotency_key"), (Long) row.getObject("idempotency_record_id"),
-                instant(row, "created_at"), instant(row, "updated_at")), row -> new Cursor(row.updatedAt(), row.paymentId()));
+        return reads.page(query, OperationChain.Payment::of, row -> new Cursor(row.updatedAt(), row.paymentId()));
     }
 
     long count(String status) {

@@ -21,22 +21,19 @@ import java.util.Optional;
  */
 public record PaymentStory(List<TimelineEntry> answers, String headline) {
 
-    /** One row of the request log: who asked, when, and what they were answered. */
-    public record LoggedRequest(String requestId, Instant at, String outcome, Integer httpStatus) {
-    }
-
     /** The facts of one create-payment operation, as {@link OperationChains} reads them. */
     record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant leaseExpiresAt,
                  String paymentStatus, List<Transition> transitions,
-                 List<LoggedRequest> requests, int charges, RecoveryJobs jobs, Instant now, RecordEnding ending) {
+                 List<RequestHistory.Request> requests, int charges, RecoveryJobs jobs, Instant now,
+                 RecordEnding ending) {
     }
 
     static PaymentStory of(Facts facts) {
         List<TimelineEntry> answers = new ArrayList<>();
         List<Transition> moves = facts.transitions();
-        Optional<LoggedRequest> firstLogged = facts.requests().stream()
+        Optional<RequestHistory.Request> firstLogged = facts.requests().stream()
                 .filter(r -> r.requestId().equals(facts.firstRequestId())).findFirst();
-        for (LoggedRequest request : facts.requests()) {
+        for (RequestHistory.Request request : facts.requests()) {
             Optional<Transition> move = lastMoveBy(moves, request.requestId());
             answers.add(new TimelineEntry(request.at(), "Request " + request.requestId() + " " + answered(request, move),
                     move.map(m -> answerDetail(m.toStatus())).orElse("What the client got, from the request log."),
@@ -111,7 +108,7 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
                     + Verdict.span(Duration.between(facts.recordCreatedAt(), ending.completedAt()))
                     + " later with the provider’s own answer: " + charges + "."
                     + settled.filter(move -> !settledByFinisher(move, ending))
-                    .map(move -> " " + capitalized(settler(move)) + " had settled the payment.").orElse("");
+                    .map(move -> " " + Verdict.capitalized(settler(move)) + " had settled the payment.").orElse("");
         }
         if (diedBeforeAnswering) {
             if (settled.isPresent()) {
@@ -151,10 +148,6 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     private static boolean settledByFinisher(Transition move, RecordEnding ending) {
         return move.cause().equals(ending.finishedBy()) && move.causeRef() != null
                 && move.causeRef().equals(ending.finishedByRef());
-    }
-
-    private static String capitalized(String text) {
-        return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 
     private static Optional<Transition> lastMoveBy(List<Transition> moves, String requestId) {
@@ -197,7 +190,7 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
         };
     }
 
-    private static String answered(LoggedRequest request, Optional<Transition> move) {
+    private static String answered(RequestHistory.Request request, Optional<Transition> move) {
         String status = request.httpStatus() == null ? "no status" : String.valueOf(request.httpStatus());
         return switch (request.outcome()) {
             case "EXECUTED" -> "answered " + status + move.map(m -> " " + m.toStatus()).orElse("");

@@ -17,7 +17,6 @@ public record RequestHistory(List<Request> requests, int kept, List<Conflict> co
     /** One logged request: the service's id for it and the {@code X-Request-Id} its client sent, if any. */
     public record Request(String requestId, String clientRequestId, Instant at, String outcome, Integer httpStatus) {
 
-        /** What the request was, in the words of the page. */
         public String outcomeText() {
             return switch (outcome) {
                 case "EXECUTED" -> "ran the operation";

@@ -11,8 +11,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
-import static dev.onceguard.console.ConsoleReads.instant;
 import static dev.onceguard.console.ConsoleReads.nullableInt;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Reads one record's {@link RequestHistory}: its request log ({@code idempotency_request_log}, bounded per record by
@@ -35,13 +35,6 @@ public class RequestLogs {
     }
 
     public RequestHistory of(long recordId) {
-        List<RequestHistory.Request> requests = reads.list("""
-                        SELECT request_id, client_request_id, received_at, outcome, http_status
-                          FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id""",
-                row -> new RequestHistory.Request(row.getString("request_id"), row.getString("client_request_id"),
-                        instant(row, "received_at"),
-                        row.getString("outcome"), nullableInt(row, "http_status")),
-                recordId);
         List<RequestHistory.Conflict> conflicts = records.conflictsOf(recordId,
                 row -> {
                     JsonNode original = body(row, "request_body");
@@ -51,7 +44,16 @@ public class RequestLogs {
                             row.getString("original_fingerprint"), row.getString("conflicting_fingerprint"),
                             original != null && refused != null, BodyDiff.between(original, refused));
                 });
-        return new RequestHistory(requests, kept, conflicts);
+        return new RequestHistory(requests(recordId), kept, conflicts);
+    }
+
+    List<RequestHistory.Request> requests(long recordId) {
+        return reads.list("""
+                        SELECT request_id, client_request_id, received_at, outcome, http_status
+                          FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id""",
+                row -> new RequestHistory.Request(row.getString("request_id"), row.getString("client_request_id"),
+                        instant(row, "received_at"), row.getString("outcome"), nullableInt(row, "http_status")),
+                recordId);
     }
 
     JsonNode body(ResultSet row, String column) throws SQLException {

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * PROCESSING records whose lease has expired, and the two admin actions on them. Both act through the idempotency
@@ -25,10 +25,8 @@ import static dev.onceguard.console.ConsoleReads.instant;
 @ApplicationScoped
 public class StuckOperations {
 
-    static final int PAGE_SIZE = 50;
     static final int COUNT_LIMIT = 1000;
 
-    /** One stuck operation as the page shows it. */
     static final List<CsvExport.Column<Stuck>> CSV = List.of(
             new CsvExport.Column<>("record_id", Stuck::id),
             new CsvExport.Column<>("user_id", Stuck::userId),
@@ -60,10 +58,6 @@ public class StuckOperations {
         }
     }
 
-    /** How many operations are stuck, counted up to {@link #COUNT_LIMIT} ({@code capped}: more than that). */
-    public record Count(long shown, boolean capped) {
-    }
-
     private record State(String status, String operation, String recoveryPoint, boolean leaseExpired) {
 
         boolean stuck() {
@@ -84,7 +78,7 @@ public class StuckOperations {
     /** Oldest first, by when the operation started; a payment's row shows the payment's status. */
     KeysetPage<Stuck> list(Optional<Cursor> after) {
         List<Stuck> rows = records.abandoned(Timestamps.now(), after.map(Cursor::at).orElse(null),
-                after.map(Cursor::number).orElse(null), PAGE_SIZE,
+                after.map(Cursor::number).orElse(null), KeysetPage.SIZE,
                 row -> new Stuck(row.getLong("id"), row.getString("user_id"), row.getString("operation"),
                         row.getString("idempotency_key"), row.getString("recovery_point"),
                         instant(row, "created_at"), instant(row, "lease_expires_at"),
@@ -95,12 +89,11 @@ public class StuckOperations {
                                 .map(Stuck::resourceId).toArray(String[]::new))
                 .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
         return KeysetPage.of(rows.stream().map(row -> row.withPaymentStatus(paymentStatuses.get(row.resourceId())))
-                .toList(), PAGE_SIZE, row -> new Cursor(row.createdAt(), row.id()));
+                .toList(), KeysetPage.SIZE, row -> new Cursor(row.createdAt(), row.id()));
     }
 
-    Count count() {
-        long counted = records.abandonedCount(Timestamps.now(), COUNT_LIMIT + 1);
-        return new Count(Math.min(counted, COUNT_LIMIT), counted > COUNT_LIMIT);
+    CappedCount count() {
+        return CappedCount.of(records.abandonedCount(Timestamps.now(), COUNT_LIMIT + 1), COUNT_LIMIT);
     }
 
     /**

@@ -188,7 +188,7 @@ public record Verdict(String tone, String headline, List<String> findings, List<
         return seconds / 86_400 + " d " + seconds % 86_400 / 3600 + " h";
     }
 
-    private static String capitalized(String text) {
+    static String capitalized(String text) {
         return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
     }
 

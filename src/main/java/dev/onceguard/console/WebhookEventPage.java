@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-import static dev.onceguard.console.ConsoleReads.instant;
+import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * {@code /console/webhooks/{id}}: one inbox event as it was received (any value whose name says it is a secret or a
@@ -22,15 +22,6 @@ import static dev.onceguard.console.ConsoleReads.instant;
 public class WebhookEventPage {
 
     static final String HIDDEN = SecretFields.HIDDEN;
-
-    public record Event(long id, String provider, String eventId, String eventType, String providerPaymentId,
-                        String status, String reason, String lastError, int deliveryCount, Instant eventCreatedAt,
-                        Instant receivedAt, Instant lastDeliveredAt, Instant processedAt, String payload) {
-
-        public String statusClass() {
-            return StatusBadges.webhookEvent(status);
-        }
-    }
 
     public record Delivery(Instant at, String outcome, int httpStatus) {
     }
@@ -58,8 +49,9 @@ public class WebhookEventPage {
     public record ReadBack(String sourceAddress, String status, String amount, String readBackError) {
     }
 
-    public record Page(Event event, String signatureScheme, List<Delivery> deliveries, About about, ReadBack readBack,
-                       List<AuditLog.Taken> adminActions) {
+    /** @param payload the event as received, every value under a secret-looking name hidden */
+    public record Page(InboxEvents.Event event, String payload, String signatureScheme, List<Delivery> deliveries,
+                       About about, ReadBack readBack, List<AuditLog.Taken> adminActions) {
 
         /** Deliveries counted before each one was logged (events older than the delivery log). */
         public int unlogged() {
@@ -78,20 +70,15 @@ public class WebhookEventPage {
     }
 
     Optional<Page> load(long inboxId) {
-        return reads.one("""
-                        SELECT id, provider, event_id, event_type, provider_payment_id, status, reason, last_error,
-                               delivery_count, event_created_at, received_at, last_delivered_at, processed_at,
-                               payload::text AS payload
-                          FROM webhook_inbox WHERE id = ?""",
-                row -> new Event(row.getLong("id"), row.getString("provider"), row.getString("event_id"),
-                        row.getString("event_type"), row.getString("provider_payment_id"), row.getString("status"),
-                        row.getString("reason"), row.getString("last_error"), row.getInt("delivery_count"),
-                        instant(row, "event_created_at"), instant(row, "received_at"),
-                        instant(row, "last_delivered_at"), instant(row, "processed_at"),
-                        shown(row.getString("payload"))),
-                inboxId).map(event -> new Page(event, signatureScheme(event.provider()), deliveries(inboxId),
-                about(event).orElse(null), readBack(event.payload()),
-                audit.takenOf("webhook-event", String.valueOf(inboxId))));
+        record Received(InboxEvents.Event event, String payload) {
+        }
+        return reads.one("SELECT " + InboxEvents.Event.COLUMNS + ", payload::text AS payload"
+                        + " FROM webhook_inbox WHERE id = ?",
+                row -> new Received(InboxEvents.Event.of(row), shown(row.getString("payload"))), inboxId)
+                .map(received -> new Page(received.event(), received.payload(),
+                        signatureScheme(received.event().provider()), deliveries(inboxId),
+                        about(received.event()).orElse(null), readBack(received.payload()),
+                        audit.takenOf("webhook-event", String.valueOf(inboxId))));
     }
 
     private List<Delivery> deliveries(long inboxId) {
@@ -102,7 +89,7 @@ public class WebhookEventPage {
                 inboxId);
     }
 
-    private Optional<About> about(Event event) {
+    private Optional<About> about(InboxEvents.Event event) {
         if (event.providerPaymentId() == null) {
             return Optional.empty();
         }

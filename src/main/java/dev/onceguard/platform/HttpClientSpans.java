@@ -47,7 +47,6 @@ public class HttpClientSpans {
         return new HttpClientSpans(OpenTelemetry.noop());
     }
 
-    /** Sends {@code request} in a CLIENT span, a child of the current span. */
     public <T> HttpResponse<T> send(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> answer)
             throws IOException, InterruptedException {
         Span span = start(request, Context.current());

@@ -74,10 +74,10 @@ public class Jobs {
         return replica;
     }
 
-    /** How a run ended: its outcome, its counts (empty when it failed) and the error of a failed run. */
     /** How a run ended, as {@code job_runs.outcome} keeps it. */
     public enum Outcome { SUCCEEDED, FAILED }
 
+    /** How a run ended: its outcome, its counts (empty when it failed) and the error of a failed run. */
     public record Finished(Outcome outcome, Map<String, Long> counts, String error) {
     }
 

@@ -29,13 +29,11 @@ public final class LogContext {
         }
     }
 
-    /** Sets {@code field} until the returned scope is closed. */
     public static Scope scoped(String field, Object value) {
         put(field, value);
         return () -> MDC.remove(field);
     }
 
-    /** An MDC field set for a block of work. */
     public interface Scope extends AutoCloseable {
         @Override
         void close();

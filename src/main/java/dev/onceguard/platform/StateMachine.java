@@ -41,7 +41,6 @@ public final class StateMachine<S extends Enum<S>> {
         return allowedMoves.getOrDefault(state, Set.of()).isEmpty();
     }
 
-    /** The states from which {@code to} may be reached. */
     public Set<S> sourcesOf(S to) {
         Set<S> sources = EnumSet.noneOf(states);
         allowedMoves.forEach((from, targets) -> {

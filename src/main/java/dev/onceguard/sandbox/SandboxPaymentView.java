@@ -6,7 +6,8 @@ import dev.onceguard.platform.Timestamps;
 public record SandboxPaymentView(String id, String status, String amount, String currency, String orderId, String created) {
 
     static SandboxPaymentView of(SandboxPayment payment) {
-        return new SandboxPaymentView(payment.id, payment.status.name(), payment.amount.setScale(2).toPlainString(),
-                payment.currency, payment.orderId, Timestamps.format(payment.createdAt));
+        return new SandboxPaymentView(payment.id(), payment.status().name(),
+                payment.amount().setScale(2).toPlainString(), payment.currency(), payment.orderId(),
+                Timestamps.format(payment.createdAt()));
     }
 }

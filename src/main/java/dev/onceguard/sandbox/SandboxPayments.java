@@ -1,7 +1,5 @@
 package dev.onceguard.sandbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -33,11 +31,11 @@ public class SandboxPayments {
     private final SandboxWebhooks webhooks;
     private final SandboxConfig config;
     private final SandboxCaller caller;
-    private final ObjectMapper json;
+    private final SandboxJson json;
     private final Ids ids;
 
     public SandboxPayments(SqlRows sql, SandboxPaymentRows paymentRows, SandboxWebhooks webhooks, SandboxConfig config,
-                           SandboxCaller caller, ObjectMapper json, Ids ids) {
+                           SandboxCaller caller, SandboxJson json, Ids ids) {
         this.sql = sql;
         this.paymentRows = paymentRows;
         this.webhooks = webhooks;
@@ -57,11 +55,12 @@ public class SandboxPayments {
                         ON CONFLICT (idempotency_key) DO NOTHING""",
                 ids.next("sbx"), idempotencyKey, fingerprint, token.initialStatus.name(),
                 new BigDecimal(request.amount()), request.currency(), token.wireName,
-                request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID), metadataJson(request), now, now);
+                request.metadataOrEmpty().get(SandboxPaymentRequest.ORDER_ID), json.write(request.metadataOrEmpty()),
+                now, now);
         SandboxPayment payment = paymentRows.byKey(idempotencyKey).orElseThrow(() -> new IllegalStateException(
                 "sandbox payment for a key vanished between its INSERT and the read"));
         if (inserted == 0) {
-            if (!payment.requestFingerprint.equals(fingerprint)) {
+            if (!payment.requestFingerprint().equals(fingerprint)) {
                 throw new ProblemException(Problem.of(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key reused",
                         "This Idempotency-Key was used for a different payment request."));
             }
@@ -70,15 +69,7 @@ public class SandboxPayments {
         for (SandboxToken.PlannedEvent event : token.events(config, caller.callTimeout())) {
             webhooks.schedule(payment, event.type(), now.plus(event.after()), event.copies());
         }
-        LOG.debugf("sandbox payment %s created: %s, order=%s", payment.id, payment.status, payment.orderId);
+        LOG.debugf("sandbox payment %s created: %s, order=%s", payment.id(), payment.status(), payment.orderId());
         return new Created(payment, false);
-    }
-
-    private String metadataJson(SandboxPaymentRequest request) {
-        try {
-            return json.writeValueAsString(request.metadataOrEmpty());
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("metadata is not serializable", e);
-        }
     }
 }

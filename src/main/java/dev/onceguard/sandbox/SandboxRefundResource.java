@@ -3,8 +3,6 @@ package dev.onceguard.sandbox;
 import dev.onceguard.idempotency.Fingerprint;
 import dev.onceguard.idempotency.IdempotencyKey;
 import dev.onceguard.platform.JsonRequests;
-import dev.onceguard.platform.Problem;
-import dev.onceguard.platform.ProblemException;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Consumes;
@@ -18,7 +16,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.net.URI;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,9 +27,6 @@ import java.util.Map;
 @Path("/sandbox/v1/refunds")
 @Produces(MediaType.APPLICATION_JSON)
 public class SandboxRefundResource {
-
-    public record RefundList(List<SandboxRefundView> data, boolean hasMore) {
-    }
 
     private final SandboxRefunds refunds;
     private final JsonRequests jsonRequests;
@@ -63,13 +57,8 @@ public class SandboxRefundResource {
     }
 
     @GET
-    public RefundList list(@QueryParam("payment") String payment) {
-        if (payment == null || payment.isBlank()) {
-            throw new ProblemException(Problem.validation(List.of(
-                    new Problem.FieldError("payment", "the payment query parameter is required"))));
-        }
-        List<SandboxRefundView> page = refunds.ofPayment(payment, SandboxResource.MAX_LIST + 1);
-        return new RefundList(page.stream().limit(SandboxResource.MAX_LIST).toList(),
-                page.size() > SandboxResource.MAX_LIST);
+    public SandboxResource.Listed<SandboxRefundView> list(@QueryParam("payment") String payment) {
+        SandboxResource.Listed.requireFilter("payment", payment);
+        return SandboxResource.Listed.of(refunds.ofPayment(payment, SandboxResource.MAX_LIST + 1));
     }
 }

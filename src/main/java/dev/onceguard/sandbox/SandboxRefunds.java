@@ -1,8 +1,5 @@
 package dev.onceguard.sandbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
@@ -18,7 +15,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -43,11 +39,11 @@ public class SandboxRefunds {
     private final SandboxPaymentRows paymentRows;
     private final SandboxWebhooks webhooks;
     private final SandboxCaller caller;
-    private final ObjectMapper json;
+    private final SandboxJson json;
     private final Ids ids;
 
     public SandboxRefunds(SqlRows sql, SandboxPaymentRows paymentRows, SandboxWebhooks webhooks, SandboxCaller caller,
-                          ObjectMapper json, Ids ids) {
+                          SandboxJson json, Ids ids) {
         this.sql = sql;
         this.paymentRows = paymentRows;
         this.webhooks = webhooks;
@@ -62,14 +58,12 @@ public class SandboxRefunds {
         if (replay.isPresent()) {
             return replay.get();
         }
-        SandboxPayment payment = paymentRows.byId(request.payment())
-                .orElseThrow(() -> new ProblemException(Problem.of(404, "SANDBOX_PAYMENT_NOT_FOUND",
-                        "Sandbox payment not found", "The sandbox has no payment with this id.")));
-        if (payment.status != SandboxPayment.Status.SUCCEEDED || !payment.currency.equals(request.currency())) {
+        SandboxPayment payment = paymentRows.require(request.payment());
+        if (payment.status() != SandboxPayment.Status.SUCCEEDED || !payment.currency().equals(request.currency())) {
             throw new ProblemException(Problem.of(409, "SANDBOX_PAYMENT_NOT_REFUNDABLE", "Payment not refundable",
                     "Only a succeeded payment can be refunded, in its own currency."));
         }
-        SandboxToken token = SandboxToken.of(payment.paymentMethodToken).orElseThrow();
+        SandboxToken token = SandboxToken.of(payment.paymentMethodToken()).orElseThrow();
         BigDecimal amount = new BigDecimal(request.amount());
         boolean fails = token == SandboxToken.REFUND_FAILS;
         Instant now = Timestamps.now();
@@ -80,28 +74,27 @@ public class SandboxRefunds {
                             currency, metadata, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?)
                         ON CONFLICT (idempotency_key) DO NOTHING""",
-                refundId, idempotencyKey, fingerprint, payment.id, fails ? "FAILED" : "SUCCEEDED", amount,
-                request.currency(), toJson(request.metadataOrEmpty()), now) == 0) {
+                refundId, idempotencyKey, fingerprint, payment.id(), fails ? "FAILED" : "SUCCEEDED", amount,
+                request.currency(), json.write(request.metadataOrEmpty()), now) == 0) {
             return existing(idempotencyKey, fingerprint).orElseThrow(() -> new IllegalStateException(
                     "sandbox refund for a key vanished between its INSERT and the read"));
         }
         if (!fails && sql.update("""
                         UPDATE sandbox_payments SET refunded = refunded + ?, updated_at = ?
                          WHERE id = ? AND refunded + ? <= amount""",
-                amount, now, payment.id, amount) == 0) {
+                amount, now, payment.id(), amount) == 0) {
             throw new ProblemException(Problem.of(409, "SANDBOX_REFUND_EXCEEDS_PAYMENT", "Refund exceeds payment",
-                    "The refunds of payment " + payment.id + " would add up to more than its amount."));
+                    "The refunds of payment " + payment.id() + " would add up to more than its amount."));
         }
         SandboxRefundView refund = find("id = ?", refundId).get(0).view();
         boolean late = token == SandboxToken.REFUND_TIMEOUT;
         Duration eventAfter = late ? SandboxToken.tooLate(caller.callTimeout()) : Duration.ZERO;
         webhooks.scheduleRefund(refund, fails ? SandboxEventType.REFUND_FAILED : SandboxEventType.REFUND_SUCCEEDED,
                 now.plus(eventAfter));
-        LOG.debugf("sandbox refund %s of payment %s: %s %s", refundId, payment.id, refund.status(), amount);
+        LOG.debugf("sandbox refund %s of payment %s: %s %s", refundId, payment.id(), refund.status(), amount);
         return new Created(refund, false, late ? SandboxToken.Answer.TOO_LATE : SandboxToken.Answer.AT_ONCE);
     }
 
-    /** A payment's refunds, oldest first. */
     @Transactional
     List<SandboxRefundView> ofPayment(String paymentId, int limit) {
         return find("payment_id = ? ORDER BY created_at, id LIMIT ?", paymentId, limit).stream()
@@ -129,24 +122,7 @@ public class SandboxRefunds {
     private Stored stored(ResultSet row) throws SQLException {
         return new Stored(new SandboxRefundView(row.getString("id"), row.getString("payment_id"),
                 row.getString("status"), row.getBigDecimal("amount").setScale(2).toPlainString(),
-                row.getString("currency"), metadata(row.getString("metadata")),
+                row.getString("currency"), json.metadata(row.getString("metadata")),
                 Timestamps.format(SqlRows.instant(row, "created_at"))), row.getString("request_fingerprint"));
-    }
-
-    private Map<String, String> metadata(String text) {
-        try {
-            return json.readValue(text, new TypeReference<Map<String, String>>() {
-            });
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("stored sandbox refund metadata is not JSON", e);
-        }
-    }
-
-    private String toJson(Map<String, String> metadata) {
-        try {
-            return json.writeValueAsString(metadata);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("metadata is not serializable", e);
-        }
     }
 }

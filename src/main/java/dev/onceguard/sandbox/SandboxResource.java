@@ -38,7 +38,20 @@ public class SandboxResource {
     static final int MAX_LIST = 100;
     static final String REPLAYED = "Idempotent-Replayed";
 
-    public record PaymentList(List<SandboxPaymentView> data, boolean hasMore) {
+    /** A list answer: at most {@value #MAX_LIST} entries, and whether there are more. */
+    public record Listed<T>(List<T> data, boolean hasMore) {
+
+        /** {@code read} with a limit of one more than a list shows. */
+        static <T> Listed<T> of(List<T> read) {
+            return new Listed<>(read.stream().limit(MAX_LIST).toList(), read.size() > MAX_LIST);
+        }
+
+        static void requireFilter(String name, String value) {
+            if (value == null || value.isBlank()) {
+                throw new ProblemException(Problem.validation(List.of(
+                        new Problem.FieldError(name, "the " + name + " query parameter is required"))));
+            }
+        }
     }
 
     private final SandboxPayments payments;
@@ -75,7 +88,8 @@ public class SandboxResource {
                 }
             }
         }
-        Response.ResponseBuilder response = Response.created(URI.create("/sandbox/v1/payments/" + created.payment().id))
+        Response.ResponseBuilder response = Response
+                .created(URI.create("/sandbox/v1/payments/" + created.payment().id()))
                 .entity(SandboxPaymentView.of(created.payment()));
         if (created.replayed()) {
             response.header(REPLAYED, "true");
@@ -86,18 +100,12 @@ public class SandboxResource {
     @GET
     @Path("/{id}")
     public SandboxPaymentView get(@PathParam("id") String id) {
-        return paymentRows.byId(id).map(SandboxPaymentView::of)
-                .orElseThrow(() -> new ProblemException(Problem.of(404, "SANDBOX_PAYMENT_NOT_FOUND",
-                        "Sandbox payment not found", "The sandbox has no payment with this id.")));
+        return SandboxPaymentView.of(paymentRows.require(id));
     }
 
     @GET
-    public PaymentList list(@QueryParam("orderId") String orderId) {
-        if (orderId == null || orderId.isBlank()) {
-            throw new ProblemException(Problem.validation(List.of(
-                    new Problem.FieldError("orderId", "the orderId query parameter is required"))));
-        }
-        List<SandboxPayment> page = paymentRows.ofOrder(orderId, MAX_LIST + 1);
-        return new PaymentList(page.stream().limit(MAX_LIST).map(SandboxPaymentView::of).toList(), page.size() > MAX_LIST);
+    public Listed<SandboxPaymentView> list(@QueryParam("orderId") String orderId) {
+        Listed.requireFilter("orderId", orderId);
+        return Listed.of(paymentRows.ofOrder(orderId, MAX_LIST + 1).stream().map(SandboxPaymentView::of).toList());
     }
 }

@@ -1,7 +1,5 @@
 package dev.onceguard.sandbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.platform.Ids;
 import dev.onceguard.platform.SqlRows;
 import dev.onceguard.platform.Timestamps;
@@ -38,10 +36,10 @@ public class SandboxWebhooks {
     }
 
     private final SqlRows sql;
-    private final ObjectMapper json;
+    private final SandboxJson json;
     private final Ids ids;
 
-    public SandboxWebhooks(SqlRows sql, ObjectMapper json, Ids ids) {
+    public SandboxWebhooks(SqlRows sql, SandboxJson json, Ids ids) {
         this.sql = sql;
         this.json = json;
         this.ids = ids;
@@ -56,10 +54,10 @@ public class SandboxWebhooks {
     @Transactional(Transactional.TxType.MANDATORY)
     public String schedule(SandboxPayment payment, SandboxEventType type, Instant dueAt, int copies) {
         String eventId = ids.next("evt");
-        String body = toJson(new EventBody(eventId, type.wireName, Timestamps.format(dueAt), new EventBody.Data(
-                new EventBody.EventObject(payment.id, type.objectStatus, payment.amount.setScale(2).toPlainString(),
-                        payment.currency, payment.metadata == null ? Map.of() : payment.metadata))));
-        insertCopies(eventId, payment.id, type, body, dueAt, copies);
+        String body = json.write(new EventBody(eventId, type.wireName, Timestamps.format(dueAt), new EventBody.Data(
+                new EventBody.EventObject(payment.id(), type.objectStatus, payment.amount().setScale(2).toPlainString(),
+                        payment.currency(), payment.metadata() == null ? Map.of() : payment.metadata()))));
+        insertCopies(eventId, payment.id(), type, body, dueAt, copies);
         return eventId;
     }
 
@@ -67,7 +65,7 @@ public class SandboxWebhooks {
     @Transactional(Transactional.TxType.MANDATORY)
     public String scheduleRefund(SandboxRefundView refund, SandboxEventType type, Instant dueAt) {
         String eventId = ids.next("evt");
-        insertCopies(eventId, refund.payment(), type, toJson(new RefundEventBody(eventId, type.wireName,
+        insertCopies(eventId, refund.payment(), type, json.write(new RefundEventBody(eventId, type.wireName,
                 Timestamps.format(dueAt), new RefundEventBody.Data(refund))), dueAt, 1);
         return eventId;
     }
@@ -81,13 +79,5 @@ public class SandboxWebhooks {
                   FROM generate_series(1, ?) AS copy""",
                 eventId, paymentId, type.wireName, body, dueAt, dueAt, Timestamps.now(),
                 TraceContexts.currentTraceparent(), copies);
-    }
-
-    private String toJson(Object body) {
-        try {
-            return json.writeValueAsString(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("sandbox event is not serializable", e);
-        }
     }
 }
