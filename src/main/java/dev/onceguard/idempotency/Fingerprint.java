@@ -37,9 +37,29 @@ public final class Fingerprint {
         }
     }
 
+    /**
+     * SHA-256 over the path parameters and the body exactly as received: equal bytes parse to the same tree, so a
+     * request whose bytes were once fingerprinted need not be parsed again to know its fingerprint.
+     */
+    static String ofBytes(Map<String, String> pathParameters, byte[] body) {
+        MessageDigest digest = sha256();
+        new TreeMap<>(pathParameters).forEach((name, value) -> {
+            digest.update(name.getBytes(StandardCharsets.UTF_8));
+            digest.update((byte) 0);
+            digest.update(value.getBytes(StandardCharsets.UTF_8));
+            digest.update((byte) 0);
+        });
+        digest.update((byte) 1);
+        return HexFormat.of().formatHex(digest.digest(body));
+    }
+
     private static byte[] sha256(byte[] bytes) {
+        return sha256().digest(bytes);
+    }
+
+    private static MessageDigest sha256() {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }

@@ -120,7 +120,8 @@ public class IdempotencyService {
     /**
      * Checks the key and the JSON of a request before anything runs; the body's binding to {@code type} and its
      * constraints are checked before the first write, and not at all for a replay this replica answers from memory
-     * (same fingerprint as a finished record: the body validated the first time). A refusal stores nothing. The body is
+     * (same fingerprint as a finished record: the body validated the first time); a retry of the very bytes that
+     * replay last matched is not even parsed, its fingerprint known from them. A refusal stores nothing. The body is
      * kept on the record as sent.
      *
      * @param operation the operation's name, as its records, metrics and settings carry it ({@code create-order})
@@ -139,9 +140,16 @@ public class IdempotencyService {
                                             UnaryOperator<JsonNode> forStorage) {
         try {
             IdempotencyKey key = IdempotencyKey.parse(keyHeader);
+            String bytesDigest = Fingerprint.ofBytes(pathParameters, body);
+            Optional<String> known = finished.fingerprintOfBytes(userId, operation, key, bytesDigest, Timestamps.now());
+            if (known.isPresent()) {
+                return new IdempotentRequest<>(operation, userId, key, known.get(), bytesDigest, requestIds,
+                        () -> jsonRequests.value(jsonRequests.objectTree(body), type),
+                        () -> toJson(forStorage.apply(jsonRequests.objectTree(body))));
+            }
             JsonNode tree = jsonRequests.objectTree(body);
-            return new IdempotentRequest<>(operation, userId, key, Fingerprint.of(pathParameters, tree), requestIds,
-                    () -> jsonRequests.value(tree, type), () -> toJson(forStorage.apply(tree.deepCopy())));
+            return new IdempotentRequest<>(operation, userId, key, Fingerprint.of(pathParameters, tree), bytesDigest,
+                    requestIds, () -> jsonRequests.value(tree, type), () -> toJson(forStorage.apply(tree.deepCopy())));
         } catch (ProblemException e) {
             count(operation, Outcome.REJECTED);
             throw e;
@@ -228,9 +236,7 @@ public class IdempotencyService {
         LogContext.put(LogContext.OPERATION, request.operation());
         LogContext.put(LogContext.IDEMPOTENCY_KEY, request.key().value());
         Instant now = Timestamps.now();
-        Optional<Answer> remembered = finished.find(request, now)
-                .filter(record -> record.fingerprint().equals(request.fingerprint()))
-                .map(IdempotencyService::replayed);
+        Optional<Answer> remembered = finished.findSame(request, now).map(IdempotencyService::replayed);
         if (remembered.isPresent()) {
             return Uni.createFrom().item(logged(request, now, remembered.get()));
         }

@@ -19,16 +19,18 @@ public final class IdempotentRequest<T> {
     private final String userId;
     private final IdempotencyKey key;
     private final String fingerprint;
+    private final String bytesDigest;
     private final RequestIds requestIds;
     private final OnFirstUse<T> body;
     private final OnFirstUse<String> storedBody;
 
-    IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, RequestIds requestIds,
-                      Supplier<T> validatedBody, Supplier<String> bodyForStorage) {
+    IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, String bytesDigest,
+                      RequestIds requestIds, Supplier<T> validatedBody, Supplier<String> bodyForStorage) {
         this.operation = operation;
         this.userId = userId;
         this.key = key;
         this.fingerprint = fingerprint;
+        this.bytesDigest = bytesDigest;
         this.requestIds = requestIds;
         this.body = new OnFirstUse<>(validatedBody);
         this.storedBody = new OnFirstUse<>(bodyForStorage);
@@ -67,6 +69,11 @@ public final class IdempotentRequest<T> {
 
     public String fingerprint() {
         return fingerprint;
+    }
+
+    /** The digest of the request's path parameters and body bytes as received ({@link Fingerprint#ofBytes}). */
+    String bytesDigest() {
+        return bytesDigest;
     }
 
     /** The id the service generated for the request that asked. */

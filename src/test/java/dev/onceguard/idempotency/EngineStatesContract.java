@@ -1,6 +1,7 @@
 package dev.onceguard.idempotency;
 
 import dev.onceguard.platform.RequestIds;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.onceguard.TestTokens;
 import dev.onceguard.platform.Cause;
@@ -15,6 +16,7 @@ import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import jakarta.validation.Validator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +61,7 @@ abstract class EngineStatesContract {
             "{\"waiting\":true}".getBytes(StandardCharsets.UTF_8), "thing", "t-1");
 
     @Inject
-    JsonRequests jsonRequests;
+    Validator validator;
 
     @Inject
     ObjectMapper json;
@@ -94,6 +96,7 @@ abstract class EngineStatesContract {
     IdempotencyService engine;
     private final String user = TestTokens.newUser();
     private final AtomicInteger plans = new AtomicInteger();
+    private final AtomicInteger bodiesParsed = new AtomicInteger();
 
     /** A store of its own for each test. */
     abstract IdempotencyStore newStore();
@@ -104,13 +107,24 @@ abstract class EngineStatesContract {
     @BeforeEach
     void newEngine() {
         store = new HookedStore(newStore());
-        engine = new IdempotencyService(store, responses, new FinishedRecords(config), requestLog, jsonRequests, json,
+        JsonRequests countingParses = new JsonRequests(validator) {
+            @Override
+            public JsonNode objectTree(byte[] body) {
+                bodiesParsed.incrementAndGet();
+                return super.objectTree(body);
+            }
+        };
+        engine = new IdempotencyService(store, responses, new FinishedRecords(config), requestLog, countingParses, json,
                 config, registry, resumables, keepers, vertx);
     }
 
     private IdempotentRequest<Item> request(String operation, String key, String item) {
-        return engine.request(operation, user, key, new RequestIds("req-" + UUID.randomUUID(), null), Map.of(),
-                ("{\"item\":\"" + item + "\"}").getBytes(StandardCharsets.UTF_8), Item.class);
+        return request(operation, key, Map.of(), "{\"item\":\"" + item + "\"}");
+    }
+
+    private IdempotentRequest<Item> request(String operation, String key, Map<String, String> path, String body) {
+        return engine.request(operation, user, key, new RequestIds("req-" + UUID.randomUUID(), null), path,
+                body.getBytes(StandardCharsets.UTF_8), Item.class);
     }
 
     /** Runs a call where the API runs it: on a Vert.x event loop, whose worker then runs what blocks. */
@@ -212,6 +226,50 @@ abstract class EngineStatesContract {
         assertThat(other.outcome()).isEqualTo(IdempotentResponse.Outcome.CONFLICT);
         assertThat(conflictsOf(recordOf(LOCAL, key).id())).isEqualTo(1);
         assertThat(local(key, "a", creating()).outcome()).isEqualTo(IdempotentResponse.Outcome.REPLAYED);
+    }
+
+    @Test
+    void aRetryOfTheBytesLastReplayedIsKnownWithoutParsingItsBody() {
+        String key = UUID.randomUUID().toString();
+        local(key, "a", creating());
+        local(key, "a", creating()); // read from the store: remembered with these bytes
+        int parsedBefore = bodiesParsed.get();
+
+        IdempotentResponse again = local(key, "a", creating());
+
+        assertThat(again.outcome()).isEqualTo(IdempotentResponse.Outcome.REPLAYED);
+        assertThat(bodiesParsed.get() - parsedBefore).as("bodies parsed for the retry").isZero();
+    }
+
+    @Test
+    void anEquivalentBodyInOtherBytesIsParsedReplayedAndThenKnownByItsBytes() {
+        String key = UUID.randomUUID().toString();
+        local(key, "a", creating());
+        local(key, "a", creating());
+        String spaced = "{ \"item\" : \"a\" }";
+        int parsedBefore = bodiesParsed.get();
+
+        IdempotentResponse first = onTheEventLoop(() -> engine.execute(request(LOCAL, key, Map.of(), spaced), creating()));
+        IdempotentResponse second = onTheEventLoop(() -> engine.execute(request(LOCAL, key, Map.of(), spaced), creating()));
+
+        assertThat(first.outcome()).isEqualTo(IdempotentResponse.Outcome.REPLAYED);
+        assertThat(second.outcome()).isEqualTo(IdempotentResponse.Outcome.REPLAYED);
+        assertThat(bodiesParsed.get() - parsedBefore).as("parsed once, the first time these bytes came").isEqualTo(1);
+    }
+
+    @Test
+    void theBytesOfARememberedReplayOnAnotherPathAreAConflict() {
+        String key = UUID.randomUUID().toString();
+        String body = "{\"item\":\"a\"}";
+        for (int i = 0; i < 3; i++) { // executed, replayed from the store, replayed from memory
+            onTheEventLoop(() -> engine.execute(request(LOCAL, key, Map.of("orderId", "ord-1"), body), creating()));
+        }
+
+        IdempotentResponse otherPath = onTheEventLoop(() ->
+                engine.execute(request(LOCAL, key, Map.of("orderId", "ord-2"), body), creating()));
+
+        assertThat(otherPath.outcome()).isEqualTo(IdempotentResponse.Outcome.CONFLICT);
+        assertThat(otherPath.stored().status()).isEqualTo(422);
     }
 
     @Test

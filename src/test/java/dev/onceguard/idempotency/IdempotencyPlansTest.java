@@ -122,7 +122,7 @@ class IdempotencyPlansTest {
      */
     private long claimFinished(String user, String key) {
         IdempotentRequest<Object> request = new IdempotentRequest<>("create-order", user,
-                new IdempotencyKey(key), "f".repeat(64), new RequestIds("req-" + key, null), () -> null, () -> "{}");
+                new IdempotencyKey(key), "f".repeat(64), "b".repeat(64), new RequestIds("req-" + key, null), () -> null, () -> "{}");
         Instant now = Instant.now();
         IdempotencyStore.ClaimOutcome claim = records.claimFinished(request, IdempotencyRecord.Status.COMPLETED,
                 new StoredResponse(201, Map.of("Content-Type", "application/json"), new byte[213], "order", "ord-" + key),
