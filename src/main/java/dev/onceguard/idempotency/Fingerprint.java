@@ -7,6 +7,7 @@ import org.erdtman.jcs.JsonCanonicalizer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -44,13 +45,17 @@ public final class Fingerprint {
     static String ofBytes(Map<String, String> pathParameters, byte[] body) {
         MessageDigest digest = sha256();
         new TreeMap<>(pathParameters).forEach((name, value) -> {
-            digest.update(name.getBytes(StandardCharsets.UTF_8));
-            digest.update((byte) 0);
-            digest.update(value.getBytes(StandardCharsets.UTF_8));
-            digest.update((byte) 0);
+            withLength(digest, name.getBytes(StandardCharsets.UTF_8));
+            withLength(digest, value.getBytes(StandardCharsets.UTF_8));
         });
-        digest.update((byte) 1);
-        return HexFormat.of().formatHex(digest.digest(body));
+        withLength(digest, body);
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    /** Each part prefixed by its length, so that no two different requests give the same sequence of bytes. */
+    private static void withLength(MessageDigest digest, byte[] part) {
+        digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(part.length).array());
+        digest.update(part);
     }
 
     private static byte[] sha256(byte[] bytes) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +22,17 @@ class FingerprintTest {
     void keyOrderAndWhitespaceDoNotMatter() throws Exception {
         assertThat(of("{\"a\":1,\"b\":[1,2,{\"y\":\"z\",\"x\":null}]}"))
                 .isEqualTo(of(" { \"b\" : [ 1 , 2 , { \"x\" : null , \"y\" : \"z\" } ] ,\n\"a\" : 1 } "));
+    }
+
+    @Test
+    void theDigestOfTheBytesNeverTakesBytesOfThePathForBytesOfTheBody() {
+        byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+
+        assertThat(Fingerprint.ofBytes(Map.of("orderId", "ord_1"), body))
+                .isEqualTo(Fingerprint.ofBytes(Map.of("orderId", "ord_1"), "{}".getBytes(StandardCharsets.UTF_8)))
+                .isNotEqualTo(Fingerprint.ofBytes(Map.of("orderId", "ord_2"), body));
+        assertThat(Fingerprint.ofBytes(Map.of("orderId", "A"), "\0\u0001B".getBytes(StandardCharsets.UTF_8)))
+                .isNotEqualTo(Fingerprint.ofBytes(Map.of("orderId", "A\0\u0001"), "B".getBytes(StandardCharsets.UTF_8)));
     }
 
     @Test
