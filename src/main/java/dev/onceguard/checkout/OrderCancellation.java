@@ -1,14 +1,11 @@
 package dev.onceguard.checkout;
 
-import dev.onceguard.idempotency.AtomicPhase;
 import dev.onceguard.idempotency.BusinessRefusal;
-import dev.onceguard.idempotency.Checkpoint;
 import dev.onceguard.idempotency.IdempotencyService;
 import dev.onceguard.idempotency.StoredResponses;
 import dev.onceguard.idempotency.IdempotentRequest;
 import dev.onceguard.idempotency.IdempotentResponse;
 import dev.onceguard.idempotency.PhaseResult;
-import dev.onceguard.idempotency.ResumableOperation;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.LogContext;
 import dev.onceguard.platform.Problem;
@@ -29,11 +26,10 @@ import java.util.Map;
  * final 200 or its stored refusal. The stock comes back once: only the move that happened returns it.
  *
  * <p>The claim and the whole operation commit together, so no record of this operation is ever left past its first
- * recovery point: a crash leaves none, or one the engine releases. It registers as resumable only because the engine
- * runs operations of this form (one first phase in the claim's transaction) through that interface.
+ * recovery point: a crash leaves none, or one the engine releases; so it registers no way to resume.
  */
 @ApplicationScoped
-public class OrderCancellation implements ResumableOperation {
+public class OrderCancellation {
 
     /** The operation's name, as its records, metrics and settings carry it. */
     public static final String OPERATION = "cancel-order";
@@ -50,11 +46,6 @@ public class OrderCancellation implements ResumableOperation {
         this.responses = responses;
         this.orders = orders;
         this.sql = sql;
-    }
-
-    @Override
-    public String name() {
-        return OPERATION;
     }
 
     public Uni<IdempotentResponse> cancel(IdempotentRequest<CancelOrderRequest> request, String orderId) {
@@ -83,11 +74,5 @@ public class OrderCancellation implements ResumableOperation {
         Order canceled = orders.findOwned(orderId, userId).orElseThrow();
         return PhaseResult.completed(responses.json(200, OrderView.of(canceled),
                 Map.of("Content-Location", "/api/orders/" + orderId), OrderService.RESOURCE_TYPE, orderId));
-    }
-
-    @Override
-    public AtomicPhase resume(long recordId, Checkpoint checkpoint, Cause cause) {
-        throw new IllegalStateException("cancel-order record " + recordId + " at " + checkpoint.recoveryPoint()
-                + ": a cancellation finishes in its claim's transaction and is never resumed");
     }
 }

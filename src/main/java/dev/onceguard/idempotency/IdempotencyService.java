@@ -184,20 +184,21 @@ public class IdempotencyService {
     }
 
     /**
-     * Runs an operation that calls out: its first phase with the claim, then its registered
-     * {@link ResumableOperation}'s phases while the lease is kept. Called on the request's event loop, like
-     * {@link #execute(IdempotentRequest, LocalOperation)}.
+     * Runs an operation in atomic phases: its first phase with the claim, then, while the lease is kept, the phases of
+     * its registered {@link ResumableOperation} (an operation that always finishes in its first phase, a cancellation,
+     * registers none). Called on the request's event loop, like {@link #execute(IdempotentRequest, LocalOperation)}.
      *
      * @param cause the request, as the state changes of the later phases name it
      */
     public <T> Uni<IdempotentResponse> execute(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
-        ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
-                request.operation() + " calls out but registers no " + ResumableOperation.class.getSimpleName()));
         return answered(request, blocking -> Vertx.currentContext().executeBlocking(blocking, false), () -> {
             Attempt started = QuarkusTransaction.requiringNew().call(() -> claimAndStart(request, firstPhase, cause));
             if (!(started instanceof Holding held)) {
                 return started;
             }
+            ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
+                    request.operation() + " went on past its first phase but registers no "
+                            + ResumableOperation.class.getSimpleName()));
             return runPhases(held.recordId(), held.lease(), request.operation(), held.next(), resumable, cause)
                     .answer();
         });
