@@ -148,8 +148,11 @@ class RequestLogTest {
         }
         long afterTenThousandDeleted = rows.fewestBlocksOfABatch();
 
+        // Pruning that walked the 10,000 deleted rows would read hundreds of blocks more; the counters a backend
+        // reports late (PostgreSQL flushes a connection's table statistics up to seconds after its statement) move a
+        // batch's reading by a few blocks either way.
         assertThat(afterTenThousandDeleted).as("blocks of the log and its indexes read by one batch of 50 replays")
-                .isLessThanOrEqualTo(whenFresh + 4);
+                .isLessThanOrEqualTo(whenFresh + 20);
         assertThat(rows.kept()).containsExactlyElementsOf(rows.firstAndLastFifty());
     }
 
