@@ -13,6 +13,7 @@ import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderHttp;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
@@ -23,15 +24,12 @@ import org.jboss.logging.Logger;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -46,6 +44,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+
+import static dev.onceguard.payment.provider.ProviderHttp.textOrNull;
 
 /**
  * Stripe PaymentIntents behind the provider SPI: create (confirmed at once, with our provider key as Stripe's
@@ -71,9 +71,7 @@ public class StripePaymentProvider implements PaymentProvider {
     private final Optional<String> webhookSecret;
     private final URI baseUrl;
     private final String apiVersion;
-    private final Duration timeout;
-    private final HttpClient http;
-    private final HttpClientSpans spans;
+    private final ProviderHttp http;
 
     @Inject
     public StripePaymentProvider(@ConfigProperty(name = "onceguard.stripe.api-key") Optional<String> apiKey,
@@ -88,13 +86,11 @@ public class StripePaymentProvider implements PaymentProvider {
 
     StripePaymentProvider(Optional<String> apiKey, Optional<String> webhookSecret, URI baseUrl, String apiVersion,
                           Duration timeout, HttpClientSpans spans) {
-        this.spans = spans;
         this.apiKey = apiKey.filter(s -> !s.isBlank());
         this.webhookSecret = webhookSecret.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl;
         this.apiVersion = apiVersion;
-        this.timeout = timeout;
-        this.http = enabled() ? HttpClient.newBuilder().connectTimeout(timeout).build() : null;
+        this.http = new ProviderHttp("Stripe", enabled(), timeout, spans);
     }
 
     @Override
@@ -119,19 +115,12 @@ public class StripePaymentProvider implements PaymentProvider {
         form.put("automatic_payment_methods[allow_redirects]", "never");
         form.put("metadata[order_id]", command.orderId());
         form.put("metadata[payment_id]", command.paymentId());
-        HttpResponse<String> answer = send(request("/v1/payment_intents")
-                .header("Idempotency-Key", command.idempotencyKey())
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
-                .build());
+        HttpResponse<String> answer = post("/v1/payment_intents", command.idempotencyKey(), form);
         JsonNode body = parse(answer);
         if (answer.statusCode() == 200) {
             return paymentOf(body);
         }
-        JsonNode error = body.path("error");
-        if ("idempotency_error".equals(error.path("type").asText())) {
-            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
-        }
+        JsonNode error = refusal(answer, body);
         // A decline (402 card_error) or a request Stripe refused to execute: no charge happened.
         String intentId = error.path("payment_intent").path("id").asText(null);
         LOG.infof("Stripe refused payment %s: %d %s %s", command.paymentId(), answer.statusCode(),
@@ -181,19 +170,12 @@ public class StripePaymentProvider implements PaymentProvider {
         form.put("amount", String.valueOf(minorUnits(command.amount(), command.currency())));
         form.put("metadata[refund_id]", command.refundId());
         form.put("metadata[payment_id]", command.paymentId());
-        HttpResponse<String> answer = send(request("/v1/refunds")
-                .header("Idempotency-Key", command.idempotencyKey())
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
-                .build());
+        HttpResponse<String> answer = post("/v1/refunds", command.idempotencyKey(), form);
         JsonNode body = parse(answer);
         if (answer.statusCode() == 200) {
             return refundOf(body);
         }
-        JsonNode error = body.path("error");
-        if ("idempotency_error".equals(error.path("type").asText())) {
-            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
-        }
+        JsonNode error = refusal(answer, body);
         LOG.infof("Stripe refused refund %s: %d %s %s", command.refundId(), answer.statusCode(),
                 error.path("type").asText(), error.path("code").asText());
         return new ProviderRefund(null, RefundStatus.FAILED);
@@ -350,10 +332,6 @@ public class StripePaymentProvider implements PaymentProvider {
                         fromMinorUnits(refund.get("amount").asLong(), currency), currency)));
     }
 
-    private static String textOrNull(JsonNode node) {
-        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
-    }
-
     /** Stripe amounts are integers in the currency's minor unit (kopecks, cents; yen as they are). */
     static long minorUnits(BigDecimal amount, String currency) {
         int digits = Math.max(0, Currency.getInstance(currency.toUpperCase(Locale.ROOT)).getDefaultFractionDigits());
@@ -390,29 +368,33 @@ public class StripePaymentProvider implements PaymentProvider {
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(baseUrl.resolve(path))
-                .timeout(timeout)
+        return http.request(baseUrl.resolve(path))
                 .header("Authorization", "Bearer " + apiKey.orElseThrow())
                 .header("Stripe-Version", apiVersion)
                 .header("Accept", "application/json");
     }
 
+    private HttpResponse<String> post(String path, String idempotencyKey, Map<String, String> form)
+            throws ProviderOutcomeUnknown {
+        return send(request(path)
+                .header("Idempotency-Key", idempotencyKey)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
+                .build());
+    }
+
+    /** The error of a create Stripe refused; one about the idempotency key leaves the outcome open. */
+    private static JsonNode refusal(HttpResponse<String> answer, JsonNode body) throws ProviderOutcomeUnknown {
+        JsonNode error = body.path("error");
+        if ("idempotency_error".equals(error.path("type").asText())) {
+            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
+        }
+        return error;
+    }
+
     /** Sends one call; every answer that leaves the outcome open (timeout, broken connection, 5xx, 429, 409) is unknown. */
     private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
-        if (http == null) {
-            throw new IllegalStateException("Stripe is not configured");
-        }
-        HttpResponse<String> answer;
-        try {
-            answer = spans.send(http, request, HttpResponse.BodyHandlers.ofString());
-        } catch (HttpTimeoutException e) {
-            throw new ProviderOutcomeUnknown("Stripe did not answer within " + timeout, e);
-        } catch (IOException e) {
-            throw new ProviderOutcomeUnknown("Stripe connection failed: " + e.getClass().getSimpleName(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ProviderOutcomeUnknown("interrupted while waiting for Stripe", e);
-        }
+        HttpResponse<String> answer = http.send(request);
         int status = answer.statusCode();
         if (status >= 500 || status == 429 || status == 409) {
             throw new ProviderOutcomeUnknown("Stripe answered " + status + " (request "
@@ -421,12 +403,8 @@ public class StripePaymentProvider implements PaymentProvider {
         return answer;
     }
 
-    private static JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
-        try {
-            return JSON.readTree(answer.body());
-        } catch (IOException e) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " with a body that is not JSON", null);
-        }
+    private JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
+        return http.parse(JSON, answer);
     }
 
     static String formEncode(Map<String, String> fields) {
