@@ -1,6 +1,6 @@
 package dev.onceguard.fulfilment;
 
-import dev.onceguard.checkout.OrderRefunds;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.outbox.EffectFailure;
 import dev.onceguard.outbox.OutboxEvent;
@@ -32,7 +32,7 @@ public class LicenseRevocationHandler implements OutboxHandler {
 
     @Override
     public Set<String> eventTypes() {
-        return Set.of(OrderRefunds.ORDER_REFUNDED);
+        return Set.of(OrderSettlement.ORDER_REFUNDED);
     }
 
     @Override

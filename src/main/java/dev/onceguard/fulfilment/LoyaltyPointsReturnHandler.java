@@ -1,6 +1,6 @@
 package dev.onceguard.fulfilment;
 
-import dev.onceguard.checkout.OrderRefunds;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
@@ -18,7 +18,7 @@ import java.util.Set;
 @ApplicationScoped
 public class LoyaltyPointsReturnHandler implements OutboxHandler {
 
-    static final String REASON = OrderRefunds.ORDER_REFUNDED;
+    static final String REASON = OrderSettlement.ORDER_REFUNDED;
     private static final Logger LOG = Logger.getLogger(LoyaltyPointsReturnHandler.class);
 
     private final OrderRows orders;
@@ -31,7 +31,7 @@ public class LoyaltyPointsReturnHandler implements OutboxHandler {
 
     @Override
     public Set<String> eventTypes() {
-        return Set.of(OrderRefunds.ORDER_REFUNDED);
+        return Set.of(OrderSettlement.ORDER_REFUNDED);
     }
 
     @Override
