@@ -130,12 +130,8 @@ public class StripePaymentProvider implements PaymentProvider {
 
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/v1/payment_intents/"
-                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " for " + providerPaymentId, null);
-        }
-        return paymentOf(parse(answer));
+        return paymentOf(get("/v1/payment_intents/" + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8),
+                " for " + providerPaymentId));
     }
 
     /**
@@ -145,14 +141,10 @@ public class StripePaymentProvider implements PaymentProvider {
     @Override
     public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
         String query = "metadata['order_id']:'" + orderId.replace("\\", "\\\\").replace("'", "\\'") + "'";
-        HttpResponse<String> answer = send(request("/v1/payment_intents/search?limit=100&query="
-                + URLEncoder.encode(query, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " to the search for the intents"
-                    + " of order " + orderId, null);
-        }
+        JsonNode found = get("/v1/payment_intents/search?limit=100&query=" + URLEncoder.encode(query,
+                StandardCharsets.UTF_8), " to the search for the intents of order " + orderId);
         List<ProviderPayment> payments = new ArrayList<>();
-        for (JsonNode intent : parse(answer).path("data")) {
+        for (JsonNode intent : found.path("data")) {
             payments.add(paymentOf(intent));
         }
         return payments;
@@ -184,13 +176,9 @@ public class StripePaymentProvider implements PaymentProvider {
     /** {@code GET /v1/refunds?payment_intent=…}, the refund whose {@code metadata.refund_id} is onceguard's id. */
     @Override
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/v1/refunds?limit=100&payment_intent="
-                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " for the refunds of "
-                    + providerPaymentId, null);
-        }
-        for (JsonNode refund : parse(answer).path("data")) {
+        JsonNode found = get("/v1/refunds?limit=100&payment_intent=" + URLEncoder.encode(providerPaymentId,
+                StandardCharsets.UTF_8), " for the refunds of " + providerPaymentId);
+        for (JsonNode refund : found.path("data")) {
             if (refundId.equals(refund.path("metadata").path("refund_id").asText(null))) {
                 return Optional.of(refundOf(refund));
             }
@@ -381,6 +369,15 @@ public class StripePaymentProvider implements PaymentProvider {
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
                 .build());
+    }
+
+    /** A look-up: anything but 200 leaves the answer unknown ({@code what} names it in the message). */
+    private JsonNode get(String path, String what) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request(path).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + what, null);
+        }
+        return parse(answer);
     }
 
     /** The error of a create Stripe refused; one about the idempotency key leaves the outcome open. */

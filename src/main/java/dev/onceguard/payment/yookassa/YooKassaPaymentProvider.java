@@ -157,13 +157,16 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         return readObject("/payments/", providerPaymentId);
     }
 
-    /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}: anything but 200 leaves the object unknown. */
+    /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}. */
     private JsonNode readObject(String collection, String id) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request(collection + URLEncoder.encode(id, StandardCharsets.UTF_8))
-                .GET().build());
+        return get(collection + URLEncoder.encode(id, StandardCharsets.UTF_8), " for " + collection + id);
+    }
+
+    /** A look-up: anything but 200 leaves the answer unknown ({@code what} names it in the message). */
+    private JsonNode get(String path, String what) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request(path).GET().build());
         if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for " + collection + id,
-                    null);
+            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + what, null);
         }
         return parse(answer);
     }
@@ -193,14 +196,10 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     /** {@code GET /refunds?payment_id=…}, the refund whose description names onceguard's refund. */
     @Override
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/refunds?payment_id="
-                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for the refunds of "
-                    + providerPaymentId, null);
-        }
+        JsonNode found = get("/refunds?payment_id=" + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8),
+                " for the refunds of " + providerPaymentId);
         String description = refundDescription(refundId);
-        for (JsonNode refund : parse(answer).path("items")) {
+        for (JsonNode refund : found.path("items")) {
             if (description.equals(refund.path("description").asText(null))) {
                 return Optional.of(refundOf(refund));
             }
