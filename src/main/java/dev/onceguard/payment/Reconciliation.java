@@ -54,12 +54,12 @@ public class Reconciliation {
     @Scheduled(identity = Jobs.RECONCILIATION, every = "${onceguard.jobs.reconciliation.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.runIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)));
+        runNow();
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNowIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)));
+        return jobs.runIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)));
     }
 
     /**
