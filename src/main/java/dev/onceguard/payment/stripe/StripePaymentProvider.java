@@ -252,7 +252,9 @@ public class StripePaymentProvider implements PaymentProvider {
             throw new WebhookRejected("the body is not a Stripe event");
         }
         String type = event.get("type").asText();
-        Optional<ProviderEvent> aboutRefund = refundEvent(event, type);
+        JsonNode object = event.path("data").path("object");
+        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
+        Optional<ProviderEvent> aboutRefund = refundEvent(event, type, object, created);
         if (aboutRefund.isPresent()) {
             return aboutRefund.get();
         }
@@ -263,7 +265,6 @@ public class StripePaymentProvider implements PaymentProvider {
             case "payment_intent.canceled" -> ProviderStatus.CANCELED;
             default -> null;
         };
-        JsonNode object = event.path("data").path("object");
         boolean intent = "payment_intent".equals(object.path("object").asText());
         String intentId = intent ? object.path("id").asText(null) : null;
         if (status != null && intentId == null) {
@@ -277,7 +278,6 @@ public class StripePaymentProvider implements PaymentProvider {
         } catch (IllegalArgumentException unknownCurrency) {
             throw new WebhookRejected("the payment intent's currency is not an ISO 4217 code");
         }
-        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
         JsonNode metadata = object.path("metadata");
         return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created,
                 textOrNull(event.path("request").path("idempotency_key")), textOrNull(metadata.path("payment_id")),
@@ -289,8 +289,8 @@ public class StripePaymentProvider implements PaymentProvider {
      * the Charge, whose {@code refunds} list (newest first) is read when the event includes it. A charge.refunded
      * without its refunds is not a refund event (it is ignored: the refund's own refund.updated reports the fact).
      */
-    private static Optional<ProviderEvent> refundEvent(JsonNode event, String type) throws WebhookRejected {
-        JsonNode object = event.path("data").path("object");
+    private static Optional<ProviderEvent> refundEvent(JsonNode event, String type, JsonNode object, Instant created)
+            throws WebhookRejected {
         JsonNode refund;
         if (type.equals("refund.updated") || type.equals("refund.failed")) {
             refund = object;
@@ -312,8 +312,6 @@ public class StripePaymentProvider implements PaymentProvider {
             throw new WebhookRejected(type + " with an unrecognized refund status");
         }
         String currency = refund.get("currency").asText().toUpperCase(Locale.ROOT);
-        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong())
-                : null;
         return Optional.of(ProviderEvent.aboutRefund(event.get("id").asText(), type,
                 refund.get("payment_intent").asText(), created, new RefundFact(refund.get("id").asText(),
                         textOrNull(refund.path("metadata").path("refund_id")), status,
