@@ -23,7 +23,7 @@ public class LicenseHandler extends OrderEffectHandler {
     }
 
     @Override
-    Result handle(PaidOrder order, long eventId) {
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         if (!order.hasDigitalItems()) {
             return Result.NOT_NEEDED;
         }

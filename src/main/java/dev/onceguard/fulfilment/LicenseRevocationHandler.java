@@ -26,7 +26,7 @@ public class LicenseRevocationHandler extends OrderEffectHandler {
     }
 
     @Override
-    Result handle(PaidOrder order, long eventId) {
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         if (!order.hasDigitalItems()) {
             return Result.NOT_NEEDED;
         }

@@ -32,7 +32,7 @@ public class LoyaltyPointsHandler extends OrderEffectHandler {
     }
 
     @Override
-    Result handle(PaidOrder order, long eventId) {
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         long points = pointsFor(order.total());
         if (!effects.creditPoints(order.userId(), order.orderId(), REASON, points, Timestamps.now())) {
             return Result.ALREADY_DONE;

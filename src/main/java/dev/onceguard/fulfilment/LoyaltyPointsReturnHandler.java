@@ -25,7 +25,7 @@ public class LoyaltyPointsReturnHandler extends OrderEffectHandler {
     }
 
     @Override
-    Result handle(PaidOrder order, long eventId) {
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         long points = LoyaltyPointsHandler.pointsFor(order.total());
         if (points == 0) {
             return Result.NOT_NEEDED;

@@ -1,15 +1,16 @@
 package dev.onceguard.fulfilment;
 
 import dev.onceguard.checkout.OrderRows;
+import dev.onceguard.outbox.EffectFailure;
 import dev.onceguard.outbox.OutboxEvent;
 import dev.onceguard.outbox.OutboxHandler;
 
 import java.util.Set;
 
 /**
- * One effect of an order's outbox event, from what the effect needs to know of the order ({@link PaidOrder}). Its
- * subclasses are {@code @Singleton}s: a proxied bean needs a no-args constructor, and this one takes its settings in
- * its constructor.
+ * One effect of an order's outbox event, from what the effect needs to know of the order
+ * ({@link OrderRows.Fulfilable}); an order that does not exist fails the effect. Its subclasses are
+ * {@code @Singleton}s: a proxied bean needs a no-args constructor, and this one takes its settings in its constructor.
  */
 abstract class OrderEffectHandler implements OutboxHandler {
 
@@ -35,8 +36,9 @@ abstract class OrderEffectHandler implements OutboxHandler {
 
     @Override
     public Result handle(OutboxEvent event) {
-        return handle(PaidOrder.load(orders, event.aggregateId()), event.id());
+        return handle(orders.fulfilable(event.aggregateId()).orElseThrow(() -> new EffectFailure("order "
+                + event.aggregateId() + " does not exist")), event.id());
     }
 
-    abstract Result handle(PaidOrder order, long eventId);
+    abstract Result handle(OrderRows.Fulfilable order, long eventId);
 }

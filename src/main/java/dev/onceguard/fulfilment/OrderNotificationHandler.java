@@ -28,7 +28,7 @@ abstract class OrderNotificationHandler extends OrderEffectHandler {
     }
 
     @Override
-    Result handle(PaidOrder order, long eventId) {
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         String notificationId = ids.next("ntf");
         if (!effects.recordNotification(notificationId, dedupePrefix + ":" + order.orderId(), kind, order.orderId(),
                 order.userId(), Timestamps.now())) {
