@@ -138,7 +138,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     /** {@code GET /payments/{id}}. */
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-        return paymentOf(read(providerPaymentId));
+        return paymentOf(readObject("/payments/", providerPaymentId));
     }
 
     /**
@@ -151,10 +151,6 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     @Override
     public List<ProviderPayment> paymentsOfOrder(String orderId) {
         return List.of();
-    }
-
-    private JsonNode read(String providerPaymentId) throws ProviderOutcomeUnknown {
-        return readObject("/payments/", providerPaymentId);
     }
 
     /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}. */
