@@ -132,7 +132,7 @@ public class OrderRows {
     }
 
     /** What fulfilling a paid order needs to know of it: whose it is, its total, whether any line is DIGITAL. */
-    public record Fulfilable(String userId, BigDecimal total, boolean hasDigitalItems) {
+    public record Fulfilable(String orderId, String userId, BigDecimal total, boolean hasDigitalItems) {
     }
 
     /** The order's {@link Fulfilable} facts; empty when no order has this id. */
@@ -142,7 +142,7 @@ public class OrderRows {
                                EXISTS (SELECT 1 FROM order_items i JOIN products p ON p.product_id = i.product_id
                                         WHERE i.order_id = o.order_id AND p.kind = 'DIGITAL')
                           FROM orders o WHERE o.order_id = ?""",
-                row -> new Fulfilable(row.getString(1), row.getBigDecimal(2), row.getBoolean(3)), orderId)
+                row -> new Fulfilable(orderId, row.getString(1), row.getBigDecimal(2), row.getBoolean(3)), orderId)
                 .stream().findFirst();
     }
 

@@ -60,12 +60,12 @@ public class UnpaidOrderExpiry {
     @Scheduled(identity = Jobs.UNPAID_ORDER_EXPIRY, every = "${onceguard.jobs.unpaid-order-expiry.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.runIdentified(Jobs.UNPAID_ORDER_EXPIRY, runId -> run(Cause.unpaidOrderExpiry(runId)));
+        runNow();
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNowIdentified(Jobs.UNPAID_ORDER_EXPIRY, runId -> run(Cause.unpaidOrderExpiry(runId)));
+        return jobs.runIdentified(Jobs.UNPAID_ORDER_EXPIRY, runId -> run(Cause.unpaidOrderExpiry(runId)));
     }
 
     /** @param cause the run, named on every order it expires; a replica shutting down starts no further batch */

@@ -1,15 +1,11 @@
 package dev.onceguard.fulfilment;
 
-import dev.onceguard.checkout.OrderRefunds;
 import dev.onceguard.checkout.OrderRows;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.outbox.EffectFailure;
-import dev.onceguard.outbox.OutboxEvent;
-import dev.onceguard.outbox.OutboxHandler;
 import dev.onceguard.platform.Timestamps;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
-
-import java.util.Set;
 
 /**
  * Revokes the license of a refunded order, once: the license row keeps the time it was revoked, and a conditional
@@ -17,37 +13,25 @@ import java.util.Set;
  * {@code ORDER_PAID} effects are still on their way) is a failure to retry: revoking nothing now would let the license
  * be issued afterwards.
  */
-@ApplicationScoped
-public class LicenseRevocationHandler implements OutboxHandler {
+@Singleton
+public class LicenseRevocationHandler extends OrderEffectHandler {
 
     private static final Logger LOG = Logger.getLogger(LicenseRevocationHandler.class);
 
-    private final OrderRows orders;
     private final FulfilmentRows effects;
 
     public LicenseRevocationHandler(OrderRows orders, FulfilmentRows effects) {
-        this.orders = orders;
+        super(orders, OrderSettlement.ORDER_REFUNDED, "license_revocation");
         this.effects = effects;
     }
 
     @Override
-    public Set<String> eventTypes() {
-        return Set.of(OrderRefunds.ORDER_REFUNDED);
-    }
-
-    @Override
-    public String effect() {
-        return "license_revocation";
-    }
-
-    @Override
-    public Result handle(OutboxEvent event) {
-        PaidOrder order = PaidOrder.load(orders, event.aggregateId());
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         if (!order.hasDigitalItems()) {
             return Result.NOT_NEEDED;
         }
         if (effects.revokeLicense(order.orderId(), Timestamps.now())) {
-            LOG.infof("license of order %s revoked (outbox event %d)", order.orderId(), event.id());
+            LOG.infof("license of order %s revoked (outbox event %d)", order.orderId(), eventId);
             return Result.EXECUTED;
         }
         if (!effects.hasLicense(order.orderId())) {

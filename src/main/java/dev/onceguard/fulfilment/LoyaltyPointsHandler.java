@@ -1,33 +1,29 @@
 package dev.onceguard.fulfilment;
 
-import dev.onceguard.outbox.OutboxEvent;
-import dev.onceguard.outbox.OutboxHandler;
 import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.platform.Timestamps;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.util.Set;
 
 /**
  * Credits loyalty points for a paid order: one point per 100 units of the order total, rounded down (1 500.00 gives
  * 15). The ledger's {@code UNIQUE(order_id, reason)} credits each order once.
  */
-@ApplicationScoped
-public class LoyaltyPointsHandler implements OutboxHandler {
+@Singleton
+public class LoyaltyPointsHandler extends OrderEffectHandler {
 
     static final String REASON = "ORDER_PAID";
     private static final BigDecimal UNITS_PER_POINT = BigDecimal.valueOf(100);
     private static final Logger LOG = Logger.getLogger(LoyaltyPointsHandler.class);
 
-    private final OrderRows orders;
     private final FulfilmentRows effects;
 
     public LoyaltyPointsHandler(OrderRows orders, FulfilmentRows effects) {
-        this.orders = orders;
+        super(orders, OrderSettlement.ORDER_PAID, "loyalty_points");
         this.effects = effects;
     }
 
@@ -36,23 +32,12 @@ public class LoyaltyPointsHandler implements OutboxHandler {
     }
 
     @Override
-    public Set<String> eventTypes() {
-        return Set.of(OrderSettlement.ORDER_PAID);
-    }
-
-    @Override
-    public String effect() {
-        return "loyalty_points";
-    }
-
-    @Override
-    public Result handle(OutboxEvent event) {
-        PaidOrder order = PaidOrder.load(orders, event.aggregateId());
+    Result handle(OrderRows.Fulfilable order, long eventId) {
         long points = pointsFor(order.total());
         if (!effects.creditPoints(order.userId(), order.orderId(), REASON, points, Timestamps.now())) {
             return Result.ALREADY_DONE;
         }
-        LOG.infof("%d loyalty points credited for order %s (outbox event %d)", points, order.orderId(), event.id());
+        LOG.infof("%d loyalty points credited for order %s (outbox event %d)", points, order.orderId(), eventId);
         return Result.EXECUTED;
     }
 }

@@ -1,6 +1,6 @@
 package dev.onceguard.fulfilment;
 
-import dev.onceguard.checkout.OrderRefunds;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.checkout.OrderRows;
 import dev.onceguard.platform.Ids;
 import jakarta.inject.Singleton;
@@ -12,6 +12,6 @@ public class RefundNotificationHandler extends OrderNotificationHandler {
     static final String KIND = "REFUND_CONFIRMATION";
 
     public RefundNotificationHandler(OrderRows orders, FulfilmentRows effects, Ids ids) {
-        super(orders, effects, ids, OrderRefunds.ORDER_REFUNDED, "refund_notification", KIND, "order-refunded");
+        super(orders, effects, ids, OrderSettlement.ORDER_REFUNDED, "refund_notification", KIND, "order-refunded");
     }
 }

@@ -60,12 +60,12 @@ public class LeaseRecovery {
     @Scheduled(identity = Jobs.LEASE_RECOVERY, every = "${onceguard.jobs.lease-recovery.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.runIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
+        runNow();
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNowIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
+        return jobs.runIdentified(Jobs.LEASE_RECOVERY, runId -> run(Cause.leaseRecovery(runId)));
     }
 
     /** @param cause the run, named on every state change it makes; a replica shutting down takes over no more */

@@ -90,7 +90,7 @@ public class RetentionCleanup {
     @Scheduled(identity = Jobs.RETENTION_CLEANUP, every = "${onceguard.jobs.retention-cleanup.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.run(Jobs.RETENTION_CLEANUP, true, this::run);
+        runNow();
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */

@@ -47,12 +47,6 @@ public class ProviderCallMetrics {
     static final String ANSWERED = "answered";
 
     @FunctionalInterface
-    interface Call {
-        ProviderPayment run() throws ProviderOutcomeUnknown;
-    }
-
-    /** A provider call whose answer is not a payment's status: a refund, or the read-back of a notification's object. */
-    @FunctionalInterface
     public interface ObjectCall<T> {
         T run() throws ProviderOutcomeUnknown;
     }
@@ -68,11 +62,7 @@ public class ProviderCallMetrics {
         return new Measured(adapter, this);
     }
 
-    ProviderPayment measure(String provider, String call, Call body) throws ProviderOutcomeUnknown {
-        return measure(provider, call, body::run, answer -> answer.status().name());
-    }
-
-    /** As {@link #measure(String, String, Call)}, for any answer, its outcome named by {@code outcomeOf}. */
+    /** Measures a call, its outcome named by {@code outcomeOf} from the answer. */
     <T> T measure(String provider, String call, ObjectCall<T> body, Function<T, String> outcomeOf)
             throws ProviderOutcomeUnknown {
         Timer.Sample sample = Timer.start(registry);
@@ -138,12 +128,14 @@ public class ProviderCallMetrics {
 
         @Override
         public ProviderPayment create(CreatePayment command) throws ProviderOutcomeUnknown {
-            return metrics.measure(adapter.name(), CREATE, () -> adapter.create(command));
+            return metrics.measure(adapter.name(), CREATE, () -> adapter.create(command),
+                    answer -> answer.status().name());
         }
 
         @Override
         public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-            return metrics.measure(adapter.name(), RETRIEVE, () -> adapter.retrieve(providerPaymentId));
+            return metrics.measure(adapter.name(), RETRIEVE, () -> adapter.retrieve(providerPaymentId),
+                    answer -> answer.status().name());
         }
 
         @Override

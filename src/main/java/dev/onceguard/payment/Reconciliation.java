@@ -31,14 +31,6 @@ public class Reconciliation {
     private static final Logger LOG = Logger.getLogger(Reconciliation.class);
     static final int BATCH = 100;
 
-    public record Result(int pendingChecked, int pendingResolved, RefundReconciliation.Result refunds) {
-
-        public Map<String, Long> counts() {
-            return Map.of("pendingChecked", (long) pendingChecked, "pendingResolved", (long) pendingResolved,
-                    "refundsPendingResolved", (long) refunds.pendingResolved());
-        }
-    }
-
     private final PaymentProviders providers;
     private final PaymentOutcomes outcomes;
     private final PaymentsConfig config;
@@ -62,16 +54,19 @@ public class Reconciliation {
     @Scheduled(identity = Jobs.RECONCILIATION, every = "${onceguard.jobs.reconciliation.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        jobs.runIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)).counts());
+        runNow();
     }
 
     /** One run on an operator's request (the console's "run now"), recorded like a scheduled run. */
     public Jobs.Finished runNow() {
-        return jobs.runNowIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)).counts());
+        return jobs.runIdentified(Jobs.RECONCILIATION, runId -> reconcile(Cause.reconciliation(runId)));
     }
 
-    /** @param cause the run, named on every state change it makes; a replica shutting down takes over no more */
-    public Result reconcile(Cause cause) {
+    /**
+     * @param cause the run, named on every state change it makes; a replica shutting down takes over no more
+     * @return the run's counts, as its job run records them
+     */
+    public Map<String, Long> reconcile(Cause cause) {
         int checked = 0;
         int resolved = 0;
         for (Payment payment : quietPendingPayments()) {
@@ -83,7 +78,8 @@ public class Reconciliation {
                 resolved++;
             }
         }
-        return new Result(checked, resolved, refunds.reconcile(cause));
+        return Map.of("pendingChecked", (long) checked, "pendingResolved", (long) resolved,
+                "refundsPendingResolved", (long) refunds.reconcile(cause));
     }
 
     private List<Payment> quietPendingPayments() {

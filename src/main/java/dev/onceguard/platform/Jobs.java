@@ -97,15 +97,10 @@ public class Jobs {
     }
 
     /**
-     * Like {@link #run}, always recorded, for a job whose changes name their run: {@code body} gets the id its
-     * {@code job_runs} row will have.
+     * Like {@link #runNow}, scheduled or on request, for a job whose changes name their run: {@code body} gets the id
+     * its {@code job_runs} row will have.
      */
-    public Map<String, Long> runIdentified(String job, LongFunction<Map<String, Long>> body) {
-        return execute(job, true, true, body).counts();
-    }
-
-    /** {@link #runNow} for a job whose changes name their run. */
-    public Finished runNowIdentified(String job, LongFunction<Map<String, Long>> body) {
+    public Finished runIdentified(String job, LongFunction<Map<String, Long>> body) {
         return execute(job, true, true, body);
     }
 

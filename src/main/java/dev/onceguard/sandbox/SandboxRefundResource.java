@@ -15,7 +15,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-import java.net.URI;
 import java.util.Map;
 
 /**
@@ -48,12 +47,8 @@ public class SandboxRefundResource {
         if (created.answer() == SandboxToken.Answer.TOO_LATE) {
             Thread.sleep(SandboxToken.tooLate(caller.callTimeout()).toMillis());
         }
-        Response.ResponseBuilder response = Response.created(URI.create("/sandbox/v1/refunds/" + created.refund().id()))
-                .entity(created.refund());
-        if (created.replayed()) {
-            response.header(SandboxResource.REPLAYED, "true");
-        }
-        return response.build();
+        return SandboxResource.created("/sandbox/v1/refunds/" + created.refund().id(), created.refund(),
+                created.replayed());
     }
 
     @GET

@@ -88,10 +88,14 @@ public class SandboxResource {
                 }
             }
         }
-        Response.ResponseBuilder response = Response
-                .created(URI.create("/sandbox/v1/payments/" + created.payment().id()))
-                .entity(SandboxPaymentView.of(created.payment()));
-        if (created.replayed()) {
+        return created("/sandbox/v1/payments/" + created.payment().id(), SandboxPaymentView.of(created.payment()),
+                created.replayed());
+    }
+
+    /** A create's 201, marked {@link #REPLAYED} when it answers an earlier create with the same key. */
+    static Response created(String location, Object entity, boolean replayed) {
+        Response.ResponseBuilder response = Response.created(URI.create(location)).entity(entity);
+        if (replayed) {
             response.header(REPLAYED, "true");
         }
         return response.build();

@@ -1,6 +1,6 @@
 package dev.onceguard.payment.refund;
 
-import dev.onceguard.checkout.OrderRefunds;
+import dev.onceguard.checkout.OrderSettlement;
 import dev.onceguard.payment.provider.RefundStatus;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.SqlRows;
@@ -14,7 +14,7 @@ import java.time.Instant;
 /**
  * Applies what a provider says about a refund, from whichever source says it first (the synchronous answer, a
  * webhook, reconciliation): the refund moves through its state machine, once. A refund that succeeds adds to its
- * payment's refunded amount, and the one that completes it makes the order REFUNDED ({@link OrderRefunds}); a refund
+ * payment's refunded amount, and the one that completes it makes the order REFUNDED ({@link OrderSettlement}); a refund
  * that fails gives its reservation back. Repeated or stale facts change nothing.
  */
 @ApplicationScoped
@@ -24,10 +24,10 @@ public class RefundOutcomes {
 
     private final SqlRows sql;
     private final RefundRows rows;
-    private final OrderRefunds orders;
+    private final OrderSettlement orders;
     private final RefundMetrics metrics;
 
-    public RefundOutcomes(SqlRows sql, RefundRows rows, OrderRefunds orders, RefundMetrics metrics) {
+    public RefundOutcomes(SqlRows sql, RefundRows rows, OrderSettlement orders, RefundMetrics metrics) {
         this.sql = sql;
         this.rows = rows;
         this.orders = orders;

@@ -26,9 +26,6 @@ import java.util.Optional;
 @ApplicationScoped
 public class RefundReconciliation {
 
-    public record Result(int pendingResolved) {
-    }
-
     static final int BATCH = 100;
     private static final Logger LOG = Logger.getLogger(RefundReconciliation.class);
 
@@ -52,7 +49,8 @@ public class RefundReconciliation {
         this.draining = draining;
     }
 
-    public Result reconcile(Cause cause) {
+    /** @return how many refunds the run resolved */
+    public int reconcile(Cause cause) {
         int resolved = 0;
         List<Refund> quiet = QuarkusTransaction.requiringNew().call(() ->
                 rows.quietPending(Timestamps.now().minus(config.pendingCheckAfter()), BATCH));
@@ -64,7 +62,7 @@ public class RefundReconciliation {
                 resolved++;
             }
         }
-        return new Result(resolved);
+        return resolved;
     }
 
     private boolean checkPending(Refund refund, Cause cause) {

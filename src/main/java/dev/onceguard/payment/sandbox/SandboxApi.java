@@ -15,8 +15,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.Map;
 
-/** The sandbox provider's HTTP API as the service calls it, like any external provider's. */
-@Path("/payments")
+/** The sandbox provider's HTTP API (payments and refunds) as the service calls it, like any external provider's. */
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public interface SandboxApi extends AutoCloseable {
@@ -40,15 +39,40 @@ public interface SandboxApi extends AutoCloseable {
     record PaymentList(List<PaymentBody> data, boolean hasMore) {
     }
 
+    @RegisterForReflection
+    record CreateRefundBody(String payment, String amount, String currency, Map<String, String> metadata) {
+    }
+
+    @RegisterForReflection
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record RefundBody(String id, String payment, String status, String amount, String currency,
+                      Map<String, String> metadata) {
+    }
+
+    @RegisterForReflection
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record RefundList(List<RefundBody> data, boolean hasMore) {
+    }
+
     @POST
+    @Path("/payments")
     PaymentBody create(@HeaderParam("Idempotency-Key") String idempotencyKey, CreateBody body);
 
     @GET
-    @Path("/{id}")
+    @Path("/payments/{id}")
     PaymentBody get(@PathParam("id") String id);
 
     @GET
+    @Path("/payments")
     PaymentList ofOrder(@QueryParam("orderId") String orderId);
+
+    @POST
+    @Path("/refunds")
+    RefundBody refund(@HeaderParam("Idempotency-Key") String idempotencyKey, CreateRefundBody body);
+
+    @GET
+    @Path("/refunds")
+    RefundList refundsOf(@QueryParam("payment") String providerPaymentId);
 
     @Override
     void close();

@@ -35,6 +35,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static dev.onceguard.payment.provider.ProviderHttp.textOrNull;
+
 /**
  * The adapter for the built-in sandbox provider. It calls the sandbox over HTTP at {@code onceguard.sandbox.base-url},
  * exactly as it would call an external provider, with {@code onceguard.payments.provider-timeout} as connect and read
@@ -59,7 +61,6 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     private final PaymentsConfig payments;
     private final SandboxWebhookSecret secret;
     private volatile SandboxApi api;
-    private volatile SandboxRefundsApi refundsApi;
 
     public SandboxPaymentProvider(SandboxConfig sandbox, PaymentsConfig payments, SandboxWebhookSecret secret) {
         this.sandbox = sandbox;
@@ -123,12 +124,12 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
 
     @Override
     public ProviderRefund refund(CreateRefund command) throws ProviderOutcomeUnknown {
-        SandboxRefundsApi.CreateBody body = new SandboxRefundsApi.CreateBody(command.providerPaymentId(),
+        SandboxApi.CreateRefundBody body = new SandboxApi.CreateRefundBody(command.providerPaymentId(),
                 command.amount().setScale(2).toPlainString(), command.currency(),
                 Map.of(REFUND_ID, command.refundId(), PAYMENT_ID, command.paymentId()));
         String what = "refund " + command.refundId();
         try {
-            return toRefund(call(what, () -> refundsApi().create(command.idempotencyKey(), body)));
+            return toRefund(call(what, () -> api().refund(command.idempotencyKey(), body)));
         } catch (SandboxRefused e) {
             LOG.infof("sandbox refused %s with %d", what, e.status);
             return new ProviderRefund(null, RefundStatus.FAILED);
@@ -139,7 +140,7 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
         String what = "list the refunds of " + providerPaymentId;
         try {
-            return call(what, () -> refundsApi().ofPayment(providerPaymentId)).data().stream()
+            return call(what, () -> api().refundsOf(providerPaymentId)).data().stream()
                     .filter(refund -> refund.metadata() != null && refundId.equals(refund.metadata().get(REFUND_ID)))
                     .findFirst().map(SandboxPaymentProvider::toRefund);
         } catch (SandboxRefused e) {
@@ -163,18 +164,18 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
         }
         JsonNode object = event.path("data").path("object");
         String type = text(event, "type");
-        if (type.equals("refund.succeeded") || type.equals("refund.failed")) {
-            return refundEvent(event, object, type);
-        }
-        ProviderStatus status = switch (type) {
-            case "payment.succeeded", "payment.pending", "payment.canceled" -> status(text(object, "status"));
-            default -> null;
-        };
         try {
+            if (type.equals("refund.succeeded") || type.equals("refund.failed")) {
+                return refundEvent(event, object, type);
+            }
+            ProviderStatus status = switch (type) {
+                case "payment.succeeded", "payment.pending", "payment.canceled" -> status(text(object, "status"));
+                default -> null;
+            };
             JsonNode metadata = object.path("metadata");
             return new ProviderEvent(text(event, "id"), type, text(object, "id"), status,
                     new BigDecimal(text(object, "amount")), text(object, "currency"), Instant.parse(text(event, "created")),
-                    null, optionalText(metadata, PAYMENT_ID), optionalText(metadata, ORDER_ID));
+                    null, textOrNull(metadata.path(PAYMENT_ID)), textOrNull(metadata.path(ORDER_ID)));
         } catch (NumberFormatException e) {
             throw new WebhookRejected("sandbox event has a malformed amount");
         } catch (DateTimeParseException e) {
@@ -188,19 +189,13 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
             case "FAILED" -> RefundStatus.FAILED;
             default -> throw new WebhookRejected("sandbox refund event has an unknown status");
         };
-        try {
-            return ProviderEvent.aboutRefund(text(event, "id"), type, text(object, "payment"),
-                    Instant.parse(text(event, "created")), new RefundFact(text(object, "id"),
-                            optionalText(object.path("metadata"), REFUND_ID), status,
-                            new BigDecimal(text(object, "amount")), text(object, "currency")));
-        } catch (NumberFormatException e) {
-            throw new WebhookRejected("sandbox event has a malformed amount");
-        } catch (DateTimeParseException e) {
-            throw new WebhookRejected("sandbox event has a malformed created timestamp");
-        }
+        return ProviderEvent.aboutRefund(text(event, "id"), type, text(object, "payment"),
+                Instant.parse(text(event, "created")), new RefundFact(text(object, "id"),
+                        textOrNull(object.path("metadata").path(REFUND_ID)), status,
+                        new BigDecimal(text(object, "amount")), text(object, "currency")));
     }
 
-    private static ProviderRefund toRefund(SandboxRefundsApi.RefundBody answer) {
+    private static ProviderRefund toRefund(SandboxApi.RefundBody answer) {
         RefundStatus status = switch (answer.status()) {
             case "SUCCEEDED" -> RefundStatus.SUCCEEDED;
             case "FAILED" -> RefundStatus.FAILED;
@@ -261,11 +256,6 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
         return value.asText();
     }
 
-    private static String optionalText(JsonNode node, String field) {
-        JsonNode value = node.get(field);
-        return value != null && value.isTextual() && !value.asText().isBlank() ? value.asText() : null;
-    }
-
     private SandboxApi api() {
         SandboxApi current = api;
         if (current == null) {
@@ -284,31 +274,10 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
         return current;
     }
 
-    private SandboxRefundsApi refundsApi() {
-        SandboxRefundsApi current = refundsApi;
-        if (current == null) {
-            synchronized (this) {
-                if (refundsApi == null) {
-                    long timeout = payments.providerTimeout().toMillis();
-                    refundsApi = QuarkusRestClientBuilder.newBuilder()
-                            .baseUri(sandbox.baseUrl())
-                            .connectTimeout(timeout, TimeUnit.MILLISECONDS)
-                            .readTimeout(timeout, TimeUnit.MILLISECONDS)
-                            .build(SandboxRefundsApi.class);
-                }
-                current = refundsApi;
-            }
-        }
-        return current;
-    }
-
     @PreDestroy
     void close() {
         if (api != null) {
             api.close();
-        }
-        if (refundsApi != null) {
-            refundsApi.close();
         }
     }
 }

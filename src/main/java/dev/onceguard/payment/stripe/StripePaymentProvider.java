@@ -13,6 +13,7 @@ import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderHttp;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderStatus;
 import dev.onceguard.payment.provider.WebhookRejected;
@@ -23,15 +24,12 @@ import org.jboss.logging.Logger;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -46,6 +44,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+
+import static dev.onceguard.payment.provider.ProviderHttp.textOrNull;
 
 /**
  * Stripe PaymentIntents behind the provider SPI: create (confirmed at once, with our provider key as Stripe's
@@ -71,9 +71,7 @@ public class StripePaymentProvider implements PaymentProvider {
     private final Optional<String> webhookSecret;
     private final URI baseUrl;
     private final String apiVersion;
-    private final Duration timeout;
-    private final HttpClient http;
-    private final HttpClientSpans spans;
+    private final ProviderHttp http;
 
     @Inject
     public StripePaymentProvider(@ConfigProperty(name = "onceguard.stripe.api-key") Optional<String> apiKey,
@@ -88,13 +86,11 @@ public class StripePaymentProvider implements PaymentProvider {
 
     StripePaymentProvider(Optional<String> apiKey, Optional<String> webhookSecret, URI baseUrl, String apiVersion,
                           Duration timeout, HttpClientSpans spans) {
-        this.spans = spans;
         this.apiKey = apiKey.filter(s -> !s.isBlank());
         this.webhookSecret = webhookSecret.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl;
         this.apiVersion = apiVersion;
-        this.timeout = timeout;
-        this.http = enabled() ? HttpClient.newBuilder().connectTimeout(timeout).build() : null;
+        this.http = new ProviderHttp("Stripe", enabled(), timeout, spans);
     }
 
     @Override
@@ -119,19 +115,12 @@ public class StripePaymentProvider implements PaymentProvider {
         form.put("automatic_payment_methods[allow_redirects]", "never");
         form.put("metadata[order_id]", command.orderId());
         form.put("metadata[payment_id]", command.paymentId());
-        HttpResponse<String> answer = send(request("/v1/payment_intents")
-                .header("Idempotency-Key", command.idempotencyKey())
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
-                .build());
+        HttpResponse<String> answer = post("/v1/payment_intents", command.idempotencyKey(), form);
         JsonNode body = parse(answer);
         if (answer.statusCode() == 200) {
             return paymentOf(body);
         }
-        JsonNode error = body.path("error");
-        if ("idempotency_error".equals(error.path("type").asText())) {
-            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
-        }
+        JsonNode error = refusal(answer, body);
         // A decline (402 card_error) or a request Stripe refused to execute: no charge happened.
         String intentId = error.path("payment_intent").path("id").asText(null);
         LOG.infof("Stripe refused payment %s: %d %s %s", command.paymentId(), answer.statusCode(),
@@ -141,12 +130,8 @@ public class StripePaymentProvider implements PaymentProvider {
 
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/v1/payment_intents/"
-                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " for " + providerPaymentId, null);
-        }
-        return paymentOf(parse(answer));
+        return paymentOf(get("/v1/payment_intents/" + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8),
+                " for " + providerPaymentId));
     }
 
     /**
@@ -156,14 +141,10 @@ public class StripePaymentProvider implements PaymentProvider {
     @Override
     public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
         String query = "metadata['order_id']:'" + orderId.replace("\\", "\\\\").replace("'", "\\'") + "'";
-        HttpResponse<String> answer = send(request("/v1/payment_intents/search?limit=100&query="
-                + URLEncoder.encode(query, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " to the search for the intents"
-                    + " of order " + orderId, null);
-        }
+        JsonNode found = get("/v1/payment_intents/search?limit=100&query=" + URLEncoder.encode(query,
+                StandardCharsets.UTF_8), " to the search for the intents of order " + orderId);
         List<ProviderPayment> payments = new ArrayList<>();
-        for (JsonNode intent : parse(answer).path("data")) {
+        for (JsonNode intent : found.path("data")) {
             payments.add(paymentOf(intent));
         }
         return payments;
@@ -181,19 +162,12 @@ public class StripePaymentProvider implements PaymentProvider {
         form.put("amount", String.valueOf(minorUnits(command.amount(), command.currency())));
         form.put("metadata[refund_id]", command.refundId());
         form.put("metadata[payment_id]", command.paymentId());
-        HttpResponse<String> answer = send(request("/v1/refunds")
-                .header("Idempotency-Key", command.idempotencyKey())
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
-                .build());
+        HttpResponse<String> answer = post("/v1/refunds", command.idempotencyKey(), form);
         JsonNode body = parse(answer);
         if (answer.statusCode() == 200) {
             return refundOf(body);
         }
-        JsonNode error = body.path("error");
-        if ("idempotency_error".equals(error.path("type").asText())) {
-            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
-        }
+        JsonNode error = refusal(answer, body);
         LOG.infof("Stripe refused refund %s: %d %s %s", command.refundId(), answer.statusCode(),
                 error.path("type").asText(), error.path("code").asText());
         return new ProviderRefund(null, RefundStatus.FAILED);
@@ -202,13 +176,9 @@ public class StripePaymentProvider implements PaymentProvider {
     /** {@code GET /v1/refunds?payment_intent=…}, the refund whose {@code metadata.refund_id} is onceguard's id. */
     @Override
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/v1/refunds?limit=100&payment_intent="
-                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " for the refunds of "
-                    + providerPaymentId, null);
-        }
-        for (JsonNode refund : parse(answer).path("data")) {
+        JsonNode found = get("/v1/refunds?limit=100&payment_intent=" + URLEncoder.encode(providerPaymentId,
+                StandardCharsets.UTF_8), " for the refunds of " + providerPaymentId);
+        for (JsonNode refund : found.path("data")) {
             if (refundId.equals(refund.path("metadata").path("refund_id").asText(null))) {
                 return Optional.of(refundOf(refund));
             }
@@ -282,7 +252,9 @@ public class StripePaymentProvider implements PaymentProvider {
             throw new WebhookRejected("the body is not a Stripe event");
         }
         String type = event.get("type").asText();
-        Optional<ProviderEvent> aboutRefund = refundEvent(event, type);
+        JsonNode object = event.path("data").path("object");
+        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
+        Optional<ProviderEvent> aboutRefund = refundEvent(event, type, object, created);
         if (aboutRefund.isPresent()) {
             return aboutRefund.get();
         }
@@ -293,7 +265,6 @@ public class StripePaymentProvider implements PaymentProvider {
             case "payment_intent.canceled" -> ProviderStatus.CANCELED;
             default -> null;
         };
-        JsonNode object = event.path("data").path("object");
         boolean intent = "payment_intent".equals(object.path("object").asText());
         String intentId = intent ? object.path("id").asText(null) : null;
         if (status != null && intentId == null) {
@@ -307,7 +278,6 @@ public class StripePaymentProvider implements PaymentProvider {
         } catch (IllegalArgumentException unknownCurrency) {
             throw new WebhookRejected("the payment intent's currency is not an ISO 4217 code");
         }
-        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong()) : null;
         JsonNode metadata = object.path("metadata");
         return new ProviderEvent(event.get("id").asText(), type, intentId, status, amount, currency, created,
                 textOrNull(event.path("request").path("idempotency_key")), textOrNull(metadata.path("payment_id")),
@@ -319,8 +289,8 @@ public class StripePaymentProvider implements PaymentProvider {
      * the Charge, whose {@code refunds} list (newest first) is read when the event includes it. A charge.refunded
      * without its refunds is not a refund event (it is ignored: the refund's own refund.updated reports the fact).
      */
-    private static Optional<ProviderEvent> refundEvent(JsonNode event, String type) throws WebhookRejected {
-        JsonNode object = event.path("data").path("object");
+    private static Optional<ProviderEvent> refundEvent(JsonNode event, String type, JsonNode object, Instant created)
+            throws WebhookRejected {
         JsonNode refund;
         if (type.equals("refund.updated") || type.equals("refund.failed")) {
             refund = object;
@@ -342,16 +312,10 @@ public class StripePaymentProvider implements PaymentProvider {
             throw new WebhookRejected(type + " with an unrecognized refund status");
         }
         String currency = refund.get("currency").asText().toUpperCase(Locale.ROOT);
-        Instant created = event.path("created").canConvertToLong() ? Instant.ofEpochSecond(event.get("created").asLong())
-                : null;
         return Optional.of(ProviderEvent.aboutRefund(event.get("id").asText(), type,
                 refund.get("payment_intent").asText(), created, new RefundFact(refund.get("id").asText(),
                         textOrNull(refund.path("metadata").path("refund_id")), status,
                         fromMinorUnits(refund.get("amount").asLong(), currency), currency)));
-    }
-
-    private static String textOrNull(JsonNode node) {
-        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
     }
 
     /** Stripe amounts are integers in the currency's minor unit (kopecks, cents; yen as they are). */
@@ -390,29 +354,42 @@ public class StripePaymentProvider implements PaymentProvider {
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(baseUrl.resolve(path))
-                .timeout(timeout)
+        return http.request(baseUrl.resolve(path))
                 .header("Authorization", "Bearer " + apiKey.orElseThrow())
                 .header("Stripe-Version", apiVersion)
                 .header("Accept", "application/json");
     }
 
+    private HttpResponse<String> post(String path, String idempotencyKey, Map<String, String> form)
+            throws ProviderOutcomeUnknown {
+        return send(request(path)
+                .header("Idempotency-Key", idempotencyKey)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
+                .build());
+    }
+
+    /** A look-up: anything but 200 leaves the answer unknown ({@code what} names it in the message). */
+    private JsonNode get(String path, String what) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request(path).GET().build());
+        if (answer.statusCode() != 200) {
+            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + what, null);
+        }
+        return parse(answer);
+    }
+
+    /** The error of a create Stripe refused; one about the idempotency key leaves the outcome open. */
+    private static JsonNode refusal(HttpResponse<String> answer, JsonNode body) throws ProviderOutcomeUnknown {
+        JsonNode error = body.path("error");
+        if ("idempotency_error".equals(error.path("type").asText())) {
+            throw new ProviderOutcomeUnknown("Stripe refused the idempotency key (" + answer.statusCode() + ")", null);
+        }
+        return error;
+    }
+
     /** Sends one call; every answer that leaves the outcome open (timeout, broken connection, 5xx, 429, 409) is unknown. */
     private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
-        if (http == null) {
-            throw new IllegalStateException("Stripe is not configured");
-        }
-        HttpResponse<String> answer;
-        try {
-            answer = spans.send(http, request, HttpResponse.BodyHandlers.ofString());
-        } catch (HttpTimeoutException e) {
-            throw new ProviderOutcomeUnknown("Stripe did not answer within " + timeout, e);
-        } catch (IOException e) {
-            throw new ProviderOutcomeUnknown("Stripe connection failed: " + e.getClass().getSimpleName(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ProviderOutcomeUnknown("interrupted while waiting for Stripe", e);
-        }
+        HttpResponse<String> answer = http.send(request);
         int status = answer.statusCode();
         if (status >= 500 || status == 429 || status == 409) {
             throw new ProviderOutcomeUnknown("Stripe answered " + status + " (request "
@@ -421,12 +398,8 @@ public class StripePaymentProvider implements PaymentProvider {
         return answer;
     }
 
-    private static JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
-        try {
-            return JSON.readTree(answer.body());
-        } catch (IOException e) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + " with a body that is not JSON", null);
-        }
+    private JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
+        return http.parse(JSON, answer);
     }
 
     static String formEncode(Map<String, String> fields) {

@@ -14,6 +14,7 @@ import dev.onceguard.payment.provider.CustomerAction;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderEvent;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
+import dev.onceguard.payment.provider.ProviderHttp;
 import dev.onceguard.payment.provider.ProviderPayment;
 import dev.onceguard.payment.provider.ProviderRefund;
 import dev.onceguard.payment.provider.ProviderStatus;
@@ -30,10 +31,8 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,6 +45,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+
+import static dev.onceguard.payment.provider.ProviderHttp.textOrNull;
 
 /**
  * YooKassa (API v3) behind the provider SPI. A payment is created with {@code capture: true} and a redirect
@@ -78,10 +79,8 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     private final String baseUrl;
     private final Optional<String> returnUrl;
     private final SourceNetworks sources;
-    private final Duration timeout;
     private final ProviderCallMetrics metrics;
-    private final HttpClient http;
-    private final HttpClientSpans spans;
+    private final ProviderHttp http;
 
     @Inject
     public YooKassaPaymentProvider(YooKassaConfig config, PaymentsConfig payments, ProviderCallMetrics metrics,
@@ -93,15 +92,13 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     YooKassaPaymentProvider(Optional<String> shopId, Optional<String> secretKey, String baseUrl,
                             Optional<String> returnUrl, List<String> notificationSources, Duration timeout,
                             ProviderCallMetrics metrics, HttpClientSpans spans) {
-        this.spans = spans;
         this.shopId = shopId.filter(s -> !s.isBlank());
         this.secretKey = secretKey.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
         this.returnUrl = returnUrl.filter(s -> !s.isBlank());
         this.sources = SourceNetworks.of(notificationSources);
-        this.timeout = timeout;
         this.metrics = metrics;
-        this.http = enabled() ? HttpClient.newBuilder().connectTimeout(timeout).build() : null;
+        this.http = new ProviderHttp("YooKassa", enabled(), timeout, spans);
     }
 
     @Override
@@ -127,11 +124,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         body.putObject("confirmation").put("type", "redirect").put("return_url", returnUrl.orElseThrow());
         body.put("description", "Order " + command.orderId());
         body.putObject("metadata").put("payment_id", command.paymentId()).put("order_id", command.orderId());
-        HttpResponse<String> answer = send(request("/payments")
-                .header("Idempotence-Key", command.idempotencyKey())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                .build());
+        HttpResponse<String> answer = post("/payments", command.idempotencyKey(), body);
         JsonNode payment = parse(answer);
         if (answer.statusCode() == 200) {
             return paymentOf(payment);
@@ -145,7 +138,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     /** {@code GET /payments/{id}}. */
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-        return paymentOf(read(providerPaymentId));
+        return paymentOf(readObject("/payments/", providerPaymentId));
     }
 
     /**
@@ -160,17 +153,16 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         return List.of();
     }
 
-    private JsonNode read(String providerPaymentId) throws ProviderOutcomeUnknown {
-        return readObject("/payments/", providerPaymentId);
+    /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}. */
+    private JsonNode readObject(String collection, String id) throws ProviderOutcomeUnknown {
+        return get(collection + URLEncoder.encode(id, StandardCharsets.UTF_8), " for " + collection + id);
     }
 
-    /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}: anything but 200 leaves the object unknown. */
-    private JsonNode readObject(String collection, String id) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request(collection + URLEncoder.encode(id, StandardCharsets.UTF_8))
-                .GET().build());
+    /** A look-up: anything but 200 leaves the answer unknown ({@code what} names it in the message). */
+    private JsonNode get(String path, String what) throws ProviderOutcomeUnknown {
+        HttpResponse<String> answer = send(request(path).GET().build());
         if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for " + collection + id,
-                    null);
+            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + what, null);
         }
         return parse(answer);
     }
@@ -187,11 +179,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         body.putObject("amount").put("value", decimal(command.amount(), command.currency()))
                 .put("currency", command.currency().toUpperCase(Locale.ROOT));
         body.put("description", refundDescription(command.refundId()));
-        HttpResponse<String> answer = send(request("/refunds")
-                .header("Idempotence-Key", command.idempotencyKey())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                .build());
+        HttpResponse<String> answer = post("/refunds", command.idempotencyKey(), body);
         JsonNode refund = parse(answer);
         if (answer.statusCode() == 200) {
             return refundOf(refund);
@@ -204,14 +192,10 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     /** {@code GET /refunds?payment_id=…}, the refund whose description names onceguard's refund. */
     @Override
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request("/refunds?payment_id="
-                + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8)).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " for the refunds of "
-                    + providerPaymentId, null);
-        }
+        JsonNode found = get("/refunds?payment_id=" + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8),
+                " for the refunds of " + providerPaymentId);
         String description = refundDescription(refundId);
-        for (JsonNode refund : parse(answer).path("items")) {
+        for (JsonNode refund : found.path("items")) {
             if (description.equals(refund.path("description").asText(null))) {
                 return Optional.of(refundOf(refund));
             }
@@ -445,10 +429,6 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         }
     }
 
-    private static String textOrNull(JsonNode node) {
-        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
-    }
-
     private static byte[] bytes(JsonNode node) {
         try {
             return JSON.writeValueAsBytes(node);
@@ -459,11 +439,19 @@ public class YooKassaPaymentProvider implements PaymentProvider {
 
     private HttpRequest.Builder request(String path) {
         String credentials = shopId.orElseThrow() + ":" + secretKey.orElseThrow();
-        return HttpRequest.newBuilder(URI.create(baseUrl + path))
-                .timeout(timeout)
+        return http.request(URI.create(baseUrl + path))
                 .header("Authorization", "Basic " + Base64.getEncoder()
                         .encodeToString(credentials.getBytes(StandardCharsets.UTF_8)))
                 .header("Accept", "application/json");
+    }
+
+    private HttpResponse<String> post(String path, String idempotenceKey, ObjectNode body)
+            throws ProviderOutcomeUnknown {
+        return send(request(path)
+                .header("Idempotence-Key", idempotenceKey)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build());
     }
 
     /**
@@ -471,20 +459,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
      * 200) is unknown: YooKassa asks for the same request again with the same key, or for the object to be read.
      */
     private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
-        if (http == null) {
-            throw new IllegalStateException("YooKassa is not configured");
-        }
-        HttpResponse<String> answer;
-        try {
-            answer = spans.send(http, request, HttpResponse.BodyHandlers.ofString());
-        } catch (HttpTimeoutException e) {
-            throw new ProviderOutcomeUnknown("YooKassa did not answer within " + timeout, e);
-        } catch (IOException e) {
-            throw new ProviderOutcomeUnknown("YooKassa connection failed: " + e.getClass().getSimpleName(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ProviderOutcomeUnknown("interrupted while waiting for YooKassa", e);
-        }
+        HttpResponse<String> answer = http.send(request);
         int status = answer.statusCode();
         if (status >= 500 || status == 429 || (status >= 201 && status < 300)) {
             throw new ProviderOutcomeUnknown("YooKassa answered " + status, null);
@@ -492,12 +467,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         return answer;
     }
 
-    private static JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
-        try {
-            return JSON.readTree(answer.body());
-        } catch (IOException e) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + " with a body that is not JSON",
-                    null);
-        }
+    private JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
+        return http.parse(JSON, answer);
     }
 }
