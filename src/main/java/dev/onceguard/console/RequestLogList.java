@@ -19,6 +19,16 @@ import static dev.onceguard.platform.SqlRows.instant;
 public class RequestLogList {
 
     static final List<String> OUTCOMES = List.of("EXECUTED", "REPLAYED", "CONFLICT", "IN_PROGRESS", "REFUSED");
+    static final List<CsvExport.Column<Row>> CSV = List.of(
+            new CsvExport.Column<>("received_at", Row::receivedAt),
+            new CsvExport.Column<>("request_id", Row::requestId),
+            new CsvExport.Column<>("client_request_id", Row::clientRequestId),
+            new CsvExport.Column<>("outcome", Row::outcome),
+            new CsvExport.Column<>("http_status", Row::httpStatus),
+            new CsvExport.Column<>("record_id", Row::recordId),
+            new CsvExport.Column<>("idempotency_key", Row::key),
+            new CsvExport.Column<>("user_id", Row::userId),
+            new CsvExport.Column<>("operation", Row::operation));
 
     public record Row(long id, long recordId, String requestId, String clientRequestId, Instant receivedAt, String outcome, Integer httpStatus,
                       String key, String userId, String operation) {

@@ -1,0 +1,243 @@
+package dev.onceguard.console;
+
+import dev.onceguard.platform.Cause;
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The machinery pages, each with its admin actions:
+ * <ul>
+ * <li>{@code /console/stuck}: operations stuck in PROCESSING, with "release" and "send to reconciliation";</li>
+ * <li>{@code /console/webhooks}: the inbox, the last day's deliveries per provider, and "reprocess" of a FAILED,
+ * IGNORED or PENDING_MATCH event; {@code /console/webhooks/{id}}: one event;</li>
+ * <li>{@code /console/outbox}: pending, retrying and dead outbox events, and "retry now" of a dead one;</li>
+ * <li>{@code /console/jobs}: runs of the scheduled jobs, each job's last success, and "run now";</li>
+ * <li>{@code /console/conflicts}: keys reused with another payload: who, when, which key, both fingerprints;</li>
+ * <li>{@code /console/audit}: every admin action taken in the console, newest first; {@code /console/audit/{id}}: one
+ * entry, with every row of a bulk action and how it ended there.</li>
+ * </ul>
+ */
+@RegisterForReflection
+@Path("/console")
+@Produces(MediaType.TEXT_HTML)
+@RolesAllowed({ConsoleUser.SUPPORT, ConsoleUser.ADMIN})
+public class ConsoleMachineryResource {
+
+    private static final String OPERATION = "idempotency-record";
+
+    @CheckedTemplate
+    static class Templates {
+        static native TemplateInstance stuck(KeysetPage<StuckOperations.Stuck> page, CappedCount stuckNow, Pager pager,
+                                             AdminNotice.Shown notice, List<JobSwitches.Warning> jobWarnings);
+
+        static native TemplateInstance webhooks(InboxEvents.Filter filter, Set<String> providers,
+                                                InboxEvents.Summary summary, KeysetPage<InboxEvents.Event> page,
+                                                Pager pager, AdminNotice.Shown notice);
+
+        static native TemplateInstance event(WebhookEventPage.Page page);
+
+        static native TemplateInstance outbox(OutboxBacklog.Shown shown, OutboxBacklog.Counts counts,
+                                              KeysetPage<OutboxBacklog.Event> page, Pager pager, AdminNotice.Shown notice);
+
+        static native TemplateInstance jobs(String job, List<JobHistory.Summary> summaries, KeysetPage<JobHistory.Run> page,
+                                            Pager pager, AdminNotice.Shown notice);
+
+        static native TemplateInstance conflicts(KeyConflicts.Filter filter, KeysetPage<KeyConflicts.Conflict> page, Pager pager);
+
+        static native TemplateInstance audit(KeysetPage<AuditLog.Entry> page, Pager pager);
+
+        static native TemplateInstance entry(AuditLog.Entry entry, List<AuditLog.Row> rows);
+    }
+
+    private final StuckOperations stuck;
+    private final JobSwitches jobSwitches;
+    private final InboxEvents events;
+    private final WebhookEventPage eventPage;
+    private final OutboxBacklog backlog;
+    private final JobHistory history;
+    private final JobLauncher launcher;
+    private final KeyConflicts conflicts;
+    private final AuditLog log;
+    private final ConsoleAudit audit;
+
+    public ConsoleMachineryResource(StuckOperations stuck, JobSwitches jobSwitches, InboxEvents events,
+                                    WebhookEventPage eventPage, OutboxBacklog backlog, JobHistory history,
+                                    JobLauncher launcher, KeyConflicts conflicts, AuditLog log, ConsoleAudit audit) {
+        this.stuck = stuck;
+        this.jobSwitches = jobSwitches;
+        this.events = events;
+        this.eventPage = eventPage;
+        this.backlog = backlog;
+        this.history = history;
+        this.launcher = launcher;
+        this.conflicts = conflicts;
+        this.log = log;
+        this.audit = audit;
+    }
+
+    @GET
+    @Path("/stuck")
+    public Response stuck(@QueryParam("after") String after, @QueryParam("notice") String notice,
+                          @QueryParam("target") String target, @QueryParam("format") String format) {
+        return HtmlResponses.list(after, format, "stuck", StuckOperations.CSV, stuck::list,
+                (page, pager) -> Templates.stuck(page, stuck.count(), pager, AdminNotice.of(notice, target).orElse(null),
+                        jobSwitches.recoveryWarnings()), "/console/stuck");
+    }
+
+    @POST
+    @Path("/stuck/{id}/release")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response release(@PathParam("id") String id, @FormParam("reason") String typedReason) {
+        long recordId = ConsoleRequestRejected.id(id, "operation");
+        String reason = AdminReason.require(typedReason);
+        return audit.perform("release", OPERATION, String.valueOf(recordId), reason, AdminNotice.OPERATION_ACTION_FAILED,
+                () -> stuck.release(recordId)).seeOther("/console/stuck", String.valueOf(recordId));
+    }
+
+    @POST
+    @Path("/stuck/{id}/reconcile")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response sendToReconciliation(@PathParam("id") String id, @FormParam("reason") String typedReason) {
+        long recordId = ConsoleRequestRejected.id(id, "operation");
+        String reason = AdminReason.require(typedReason);
+        return audit.performIdentified("send-to-reconciliation", OPERATION, String.valueOf(recordId), reason,
+                AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.sendToReconciliation(recordId, Cause.admin(auditId)))
+                .seeOther("/console/stuck", String.valueOf(recordId));
+    }
+
+    @GET
+    @Path("/webhooks")
+    public Response webhooks(@QueryParam("status") String status, @QueryParam("provider") String provider,
+                             @QueryParam("after") String after, @QueryParam("notice") String notice,
+                             @QueryParam("target") String target, @QueryParam("format") String format) {
+        InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
+        return HtmlResponses.list(after, format, "webhook-events", InboxEvents.CSV, at -> events.list(filter, at),
+                (page, pager) -> {
+                    Set<String> providers = new TreeSet<>(events.providers());
+                    if (filter.provider() != null) {
+                        providers.add(filter.provider());
+                    }
+                    return Templates.webhooks(filter, providers, events.summary(), page, pager,
+                            AdminNotice.of(notice, target).orElse(null));
+                }, "/console/webhooks", "status", filter.status(), "provider", filter.provider());
+    }
+
+    @GET
+    @Path("/webhooks/{id}")
+    public TemplateInstance event(@PathParam("id") String id) {
+        long inboxId = ConsoleRequestRejected.id(id, "webhook event");
+        return Templates.event(eventPage.load(inboxId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+                "There is no webhook event " + inboxId + " in the inbox. Processed events are removed by retention "
+                        + "cleanup after 30 days by default.")));
+    }
+
+    @POST
+    @Path("/webhooks/{id}/reprocess")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response reprocess(@PathParam("id") String id, @FormParam("reason") String typedReason) {
+        long eventId = ConsoleRequestRejected.id(id, "webhook event");
+        String reason = AdminReason.require(typedReason);
+        if (!events.exists(eventId)) {
+            throw ConsoleRequestRejected.notFound("There is no webhook event " + eventId + " in the inbox.");
+        }
+        return audit.performIdentified("reprocess", "webhook-event", String.valueOf(eventId), reason,
+                AdminNotice.WEBHOOK_FAILED_AGAIN, auditId -> events.reprocess(eventId, Cause.admin(auditId)))
+                .seeOther("/console/webhooks", String.valueOf(eventId));
+    }
+
+    @GET
+    @Path("/outbox")
+    public Response outbox(@QueryParam("status") String status, @QueryParam("after") String after,
+                           @QueryParam("notice") String notice, @QueryParam("target") String target,
+                           @QueryParam("format") String format) {
+        OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
+        return HtmlResponses.list(after, format, "outbox-" + shown.name().toLowerCase(Locale.ROOT), OutboxBacklog.CSV,
+                at -> backlog.list(shown, at), (page, pager) -> Templates.outbox(shown, backlog.counts(), page, pager,
+                        AdminNotice.of(notice, target).orElse(null)), "/console/outbox", "status", shown.name());
+    }
+
+    @POST
+    @Path("/outbox/{id}/retry")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response retryNow(@PathParam("id") String id, @FormParam("reason") String typedReason) {
+        long eventId = ConsoleRequestRejected.id(id, "outbox event");
+        String reason = AdminReason.require(typedReason);
+        if (!backlog.exists(eventId)) {
+            throw ConsoleRequestRejected.notFound("There is no outbox event " + eventId + ".");
+        }
+        return audit.perform("retry-now", "outbox-event", String.valueOf(eventId), reason,
+                AdminNotice.OUTBOX_ACTION_FAILED,
+                () -> backlog.retryNow(eventId)).seeOther("/console/outbox", String.valueOf(eventId));
+    }
+
+    @GET
+    @Path("/jobs")
+    public Response jobs(@QueryParam("job") String job, @QueryParam("after") String after,
+                         @QueryParam("notice") String notice, @QueryParam("target") String target,
+                         @QueryParam("format") String format) {
+        String shown = JobHistory.job(job);
+        return HtmlResponses.list(after, format, "job-runs", JobHistory.CSV, at -> history.list(shown, at),
+                (page, pager) -> Templates.jobs(shown, history.summaries(), page, pager,
+                        AdminNotice.of(notice, target).orElse(null)), "/console/jobs", "job", shown);
+    }
+
+    @POST
+    @Path("/jobs/{job}/run")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response runNow(@PathParam("job") String job, @FormParam("reason") String typedReason) {
+        if (!JobHistory.JOBS.contains(job)) {
+            throw ConsoleRequestRejected.notFound("There is no job of that name; the jobs are "
+                    + String.join(", ", JobHistory.JOBS) + ".");
+        }
+        String reason = AdminReason.require(typedReason);
+        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, () -> launcher.runNow(job))
+                .seeOther("/console/jobs", job);
+    }
+
+    @GET
+    @Path("/conflicts")
+    public Response conflicts(@QueryParam("user") String user, @QueryParam("key") String key,
+                              @QueryParam("after") String after, @QueryParam("format") String format) {
+        KeyConflicts.Filter filter = KeyConflicts.Filter.of(user, key);
+        return HtmlResponses.list(after, format, "conflicts", KeyConflicts.CSV, at -> conflicts.list(filter, at),
+                (page, pager) -> Templates.conflicts(filter, page, pager),
+                "/console/conflicts", "user", filter.user(), "key", filter.key());
+    }
+
+    @GET
+    @Path("/audit")
+    public Response audit(@QueryParam("after") String after, @QueryParam("format") String format) {
+        return HtmlResponses.list(after, format, "audit", AuditLog.CSV, log::list, Templates::audit, "/console/audit");
+    }
+
+    @GET
+    @Path("/audit/{id}")
+    public TemplateInstance entry(@PathParam("id") String id) {
+        long auditId = ConsoleRequestRejected.id(id, "audit entry");
+        AuditLog.Entry entry = log.entry(auditId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+                "There is no audit entry " + auditId + "."));
+        return Templates.entry(entry, log.rows(entry));
+    }
+}
