@@ -15,7 +15,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -33,6 +35,9 @@ import java.util.TreeSet;
  * <li>{@code /console/audit}: every admin action taken in the console, newest first; {@code /console/audit/{id}}: one
  * entry, with every row of a bulk action and how it ended there.</li>
  * </ul>
+ * And {@code /console/bulk/...}: a list's row action on every row matching its filter. The GET is the preview (how many
+ * rows match, which of them the action takes); the POST, with its CSRF token and a reason, runs it and shows its audit
+ * entry, where every row's outcome is listed.
  */
 @RegisterForReflection
 @Path("/console")
@@ -41,6 +46,12 @@ import java.util.TreeSet;
 public class ConsoleMachineryResource {
 
     private static final String OPERATION = "idempotency-record";
+    private static final String RELEASABLE = "stuck at recovery point started";
+    private static final String RECONCILABLE = "stuck create-payment past recovery point started";
+
+    /** A hidden field of the bulk confirm form: the filter the preview was made for. */
+    public record Field(String name, String value) {
+    }
 
     @CheckedTemplate
     static class Templates {
@@ -64,6 +75,9 @@ public class ConsoleMachineryResource {
         static native TemplateInstance audit(KeysetPage<AuditLog.Entry> page, Pager pager);
 
         static native TemplateInstance entry(AuditLog.Entry entry, List<AuditLog.Row> rows);
+
+        static native TemplateInstance preview(BulkActions.Action action, String filter, String back,
+                                               BulkActions.Selection selection, List<Field> fields);
     }
 
     private final StuckOperations stuck;
@@ -76,10 +90,12 @@ public class ConsoleMachineryResource {
     private final KeyConflicts conflicts;
     private final AuditLog log;
     private final ConsoleAudit audit;
+    private final BulkActions bulk;
 
     public ConsoleMachineryResource(StuckOperations stuck, JobSwitches jobSwitches, InboxEvents events,
                                     WebhookEventPage eventPage, OutboxBacklog backlog, JobHistory history,
-                                    JobLauncher launcher, KeyConflicts conflicts, AuditLog log, ConsoleAudit audit) {
+                                    JobLauncher launcher, KeyConflicts conflicts, AuditLog log, ConsoleAudit audit,
+                                    BulkActions bulk) {
         this.stuck = stuck;
         this.jobSwitches = jobSwitches;
         this.events = events;
@@ -90,6 +106,7 @@ public class ConsoleMachineryResource {
         this.conflicts = conflicts;
         this.log = log;
         this.audit = audit;
+        this.bulk = bulk;
     }
 
     @GET
@@ -239,5 +256,107 @@ public class ConsoleMachineryResource {
         AuditLog.Entry entry = log.entry(auditId).orElseThrow(() -> ConsoleRequestRejected.notFound(
                 "There is no audit entry " + auditId + "."));
         return Templates.entry(entry, log.rows(entry));
+    }
+
+    @GET
+    @Path("/bulk/webhooks/reprocess")
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response previewReprocess(@QueryParam("status") String status, @QueryParam("provider") String provider) {
+        InboxEvents.Filter filter = reprocessable(status, provider);
+        List<Field> fields = new ArrayList<>(List.of(new Field("status", filter.status())));
+        UriBuilder back = UriBuilder.fromPath("/console/webhooks").queryParam("status", filter.status());
+        if (filter.provider() != null) {
+            fields.add(new Field("provider", filter.provider()));
+            back.queryParam("provider", filter.provider());
+        }
+        return preview(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), back.build().toString(),
+                bulk.webhookEvents(filter.status(), filter.provider()), fields);
+    }
+
+    @POST
+    @Path("/bulk/webhooks/reprocess")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response bulkReprocess(@FormParam("status") String status, @FormParam("provider") String provider,
+                              @FormParam("reason") String typedReason) {
+        InboxEvents.Filter filter = reprocessable(status, provider);
+        String reason = AdminReason.require(typedReason);
+        return shown(bulk.run(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), reason,
+                bulk.webhookEvents(filter.status(), filter.provider()), events::reprocess));
+    }
+
+    @GET
+    @Path("/bulk/outbox/retry")
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response previewRetry() {
+        return preview(BulkActions.Action.RETRY_DEAD_OUTBOX, "status DEAD", "/console/outbox?status=DEAD",
+                bulk.deadOutboxEvents(), List.of());
+    }
+
+    @POST
+    @Path("/bulk/outbox/retry")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response bulkRetry(@FormParam("reason") String typedReason) {
+        String reason = AdminReason.require(typedReason);
+        return shown(bulk.run(BulkActions.Action.RETRY_DEAD_OUTBOX, "status DEAD", reason, bulk.deadOutboxEvents(),
+                (id, cause) -> backlog.retryNow(id)));
+    }
+
+    @GET
+    @Path("/bulk/stuck/release")
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response previewRelease() {
+        return preview(BulkActions.Action.RELEASE_STUCK, RELEASABLE, "/console/stuck", bulk.releasableStuck(), List.of());
+    }
+
+    @POST
+    @Path("/bulk/stuck/release")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response bulkRelease(@FormParam("reason") String typedReason) {
+        String reason = AdminReason.require(typedReason);
+        return shown(bulk.run(BulkActions.Action.RELEASE_STUCK, RELEASABLE, reason, bulk.releasableStuck(),
+                (id, cause) -> stuck.release(id)));
+    }
+
+    @GET
+    @Path("/bulk/stuck/reconcile")
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response previewReconcile() {
+        return preview(BulkActions.Action.RECONCILE_STUCK, RECONCILABLE, "/console/stuck", bulk.reconcilableStuck(),
+                List.of());
+    }
+
+    @POST
+    @Path("/bulk/stuck/reconcile")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(ConsoleUser.ADMIN)
+    public Response bulkReconcile(@FormParam("reason") String typedReason) {
+        String reason = AdminReason.require(typedReason);
+        return shown(bulk.run(BulkActions.Action.RECONCILE_STUCK, RECONCILABLE, reason, bulk.reconcilableStuck(),
+                stuck::sendToReconciliation));
+    }
+
+    private static InboxEvents.Filter reprocessable(String status, String provider) {
+        InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
+        if (filter.status() == null || !InboxEvents.REPROCESSABLE.contains(filter.status())) {
+            throw ConsoleRequestRejected.badRequest("A bulk reprocess acts on one status: FAILED, IGNORED or PENDING_MATCH.");
+        }
+        return filter;
+    }
+
+    private static String describe(InboxEvents.Filter filter) {
+        return "status " + filter.status() + (filter.provider() == null ? "" : ", provider " + filter.provider());
+    }
+
+    private static Response preview(BulkActions.Action action, String filter, String back,
+                                    BulkActions.Selection selection, List<Field> fields) {
+        return HtmlResponses.page(200, Templates.preview(action, filter, back, selection, fields));
+    }
+
+    /** Post/Redirect/Get to the action's audit entry, which lists every row's outcome. */
+    private static Response shown(BulkActions.Done done) {
+        return Response.seeOther(UriBuilder.fromPath("/console/audit/" + done.auditId()).build()).build();
     }
 }
