@@ -57,14 +57,14 @@ public class ConsoleInvestigationResource {
                                                  CustomerCharges.Around otherCharges,
                                                  OrderResolutions.Resolution resolution);
 
-        static native TemplateInstance order(OrderPages.OrderPage page, OperationChain chain,
+        static native TemplateInstance order(OperationChains.OrderPage page, OperationChain chain,
                                              OrderResolutions.Resolution resolution);
 
         static native TemplateInstance user(String userId, String window, KeysetPage<OperationRow> page, Pager pager,
                                             List<OperationLists.UserOrder> orders, CustomerCharges.Charges charges,
                                             List<OperationLists.TurnedAway> turnedAway);
 
-        static native TemplateInstance requests(RequestLogList.Filter filter, KeysetPage<RequestLogList.Row> page,
+        static native TemplateInstance requests(RequestLogs.Filter filter, KeysetPage<RequestLogs.Row> page,
                                                 Pager pager);
 
         static native TemplateInstance payments(String status, long count, KeysetPage<OperationChain.Payment> page,
@@ -78,16 +78,14 @@ public class ConsoleInvestigationResource {
     private final RequestLogs requestLogs;
     private final CustomerCharges charges;
     private final OrderResolutions resolutions;
-    private final OrderPages orders;
     private final Duration window;
-    private final RequestLogList requests;
     private final PaymentLists payments;
 
     public ConsoleInvestigationResource(ActivityOverview activity, ConsoleSearch search, OperationLists lists,
                                         OperationChains chains, RequestLogs requestLogs, CustomerCharges charges,
-                                        OrderResolutions resolutions, OrderPages orders,
+                                        OrderResolutions resolutions,
                                         @ConfigProperty(name = "onceguard.console.double-submission-window")
-                                        Duration window, RequestLogList requests, PaymentLists payments) {
+                                        Duration window, PaymentLists payments) {
         this.activity = activity;
         this.search = search;
         this.lists = lists;
@@ -95,9 +93,7 @@ public class ConsoleInvestigationResource {
         this.requestLogs = requestLogs;
         this.charges = charges;
         this.resolutions = resolutions;
-        this.orders = orders;
         this.window = window;
-        this.requests = requests;
         this.payments = payments;
     }
 
@@ -161,7 +157,7 @@ public class ConsoleInvestigationResource {
     @Path("/orders/{orderId}")
     public TemplateInstance order(@PathParam("orderId") String orderId) {
         String id = ConsoleSearch.query(orderId);
-        OrderPages.OrderPage page = orders.load(id).orElseThrow(() -> ConsoleRequestRejected.notFound(
+        OperationChains.OrderPage page = chains.orderPage(id).orElseThrow(() -> ConsoleRequestRejected.notFound(
                 "There is no order " + id + " with an operation still kept. Search the id in the box above: a "
                         + "payment, a key or a user id finds what is kept."));
         return Templates.order(page, page.chain(), resolutions.of(page.chain()));
@@ -186,8 +182,8 @@ public class ConsoleInvestigationResource {
     public Response requests(@QueryParam("outcome") String outcome, @QueryParam("from") String from,
                              @QueryParam("to") String to, @QueryParam("after") String after,
                              @QueryParam("format") String format) {
-        RequestLogList.Filter filter = RequestLogList.Filter.of(outcome, from, to);
-        return HtmlResponses.list(after, format, "requests", RequestLogList.CSV, at -> requests.page(filter, at),
+        RequestLogs.Filter filter = RequestLogs.Filter.of(outcome, from, to);
+        return HtmlResponses.list(after, format, "requests", RequestLogs.CSV, at -> requestLogs.page(filter, at),
                 (page, pager) -> Templates.requests(filter, page, pager), REQUESTS, filter.query());
     }
 

@@ -126,7 +126,7 @@ public class ConsoleMachineryResource {
         long recordId = ConsoleRequestRejected.id(id, "operation");
         String reason = AdminReason.require(typedReason);
         return audit.perform("release", OPERATION, String.valueOf(recordId), reason, AdminNotice.OPERATION_ACTION_FAILED,
-                () -> stuck.release(recordId)).seeOther("/console/stuck", String.valueOf(recordId));
+                auditId -> stuck.release(recordId)).seeOther("/console/stuck", String.valueOf(recordId));
     }
 
     @POST
@@ -136,7 +136,7 @@ public class ConsoleMachineryResource {
     public Response sendToReconciliation(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
         String reason = AdminReason.require(typedReason);
-        return audit.performIdentified("send-to-reconciliation", OPERATION, String.valueOf(recordId), reason,
+        return audit.perform("send-to-reconciliation", OPERATION, String.valueOf(recordId), reason,
                 AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.sendToReconciliation(recordId, Cause.admin(auditId)))
                 .seeOther("/console/stuck", String.valueOf(recordId));
     }
@@ -177,7 +177,7 @@ public class ConsoleMachineryResource {
         if (!events.exists(eventId)) {
             throw ConsoleRequestRejected.notFound("There is no webhook event " + eventId + " in the inbox.");
         }
-        return audit.performIdentified("reprocess", "webhook-event", String.valueOf(eventId), reason,
+        return audit.perform("reprocess", "webhook-event", String.valueOf(eventId), reason,
                 AdminNotice.WEBHOOK_FAILED_AGAIN, auditId -> events.reprocess(eventId, Cause.admin(auditId)))
                 .seeOther("/console/webhooks", String.valueOf(eventId));
     }
@@ -205,7 +205,7 @@ public class ConsoleMachineryResource {
         }
         return audit.perform("retry-now", "outbox-event", String.valueOf(eventId), reason,
                 AdminNotice.OUTBOX_ACTION_FAILED,
-                () -> backlog.retryNow(eventId)).seeOther("/console/outbox", String.valueOf(eventId));
+                auditId -> backlog.retryNow(eventId)).seeOther("/console/outbox", String.valueOf(eventId));
     }
 
     @GET
@@ -229,7 +229,7 @@ public class ConsoleMachineryResource {
                     + String.join(", ", JobHistory.JOBS) + ".");
         }
         String reason = AdminReason.require(typedReason);
-        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, () -> launcher.runNow(job))
+        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, auditId -> launcher.runNow(job))
                 .seeOther("/console/jobs", job);
     }
 
