@@ -48,6 +48,7 @@ public class ConsoleMachineryResource {
     private static final String OPERATION = "idempotency-record";
     private static final String RELEASABLE = "stuck at recovery point started";
     private static final String RECONCILABLE = "stuck create-payment past recovery point started";
+    private static final int MAX_REASON_LENGTH = 500;
 
     /** A hidden field of the bulk confirm form: the filter the preview was made for. */
     public record Field(String name, String value) {
@@ -62,7 +63,7 @@ public class ConsoleMachineryResource {
                                                 InboxEvents.Summary summary, KeysetPage<InboxEvents.Event> page,
                                                 Pager pager, AdminNotice.Shown notice);
 
-        static native TemplateInstance event(WebhookEventPage.Page page);
+        static native TemplateInstance event(InboxEvents.Page page);
 
         static native TemplateInstance outbox(OutboxBacklog.Shown shown, OutboxBacklog.Counts counts,
                                               KeysetPage<OutboxBacklog.Event> page, Pager pager, AdminNotice.Shown notice);
@@ -83,26 +84,21 @@ public class ConsoleMachineryResource {
     private final StuckOperations stuck;
     private final JobSwitches jobSwitches;
     private final InboxEvents events;
-    private final WebhookEventPage eventPage;
     private final OutboxBacklog backlog;
     private final JobHistory history;
-    private final JobLauncher launcher;
     private final KeyConflicts conflicts;
     private final AuditLog log;
     private final ConsoleAudit audit;
     private final BulkActions bulk;
 
     public ConsoleMachineryResource(StuckOperations stuck, JobSwitches jobSwitches, InboxEvents events,
-                                    WebhookEventPage eventPage, OutboxBacklog backlog, JobHistory history,
-                                    JobLauncher launcher, KeyConflicts conflicts, AuditLog log, ConsoleAudit audit,
-                                    BulkActions bulk) {
+                                    OutboxBacklog backlog, JobHistory history, KeyConflicts conflicts, AuditLog log,
+                                    ConsoleAudit audit, BulkActions bulk) {
         this.stuck = stuck;
         this.jobSwitches = jobSwitches;
         this.events = events;
-        this.eventPage = eventPage;
         this.backlog = backlog;
         this.history = history;
-        this.launcher = launcher;
         this.conflicts = conflicts;
         this.log = log;
         this.audit = audit;
@@ -124,7 +120,7 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response release(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         return audit.perform("release", OPERATION, String.valueOf(recordId), reason, AdminNotice.OPERATION_ACTION_FAILED,
                 auditId -> stuck.release(recordId)).seeOther("/console/stuck", String.valueOf(recordId));
     }
@@ -135,7 +131,7 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response sendToReconciliation(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         return audit.perform("send-to-reconciliation", OPERATION, String.valueOf(recordId), reason,
                 AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.sendToReconciliation(recordId, Cause.admin(auditId)))
                 .seeOther("/console/stuck", String.valueOf(recordId));
@@ -162,7 +158,7 @@ public class ConsoleMachineryResource {
     @Path("/webhooks/{id}")
     public TemplateInstance event(@PathParam("id") String id) {
         long inboxId = ConsoleRequestRejected.id(id, "webhook event");
-        return Templates.event(eventPage.load(inboxId).orElseThrow(() -> ConsoleRequestRejected.notFound(
+        return Templates.event(events.page(inboxId).orElseThrow(() -> ConsoleRequestRejected.notFound(
                 "There is no webhook event " + inboxId + " in the inbox. Processed events are removed by retention "
                         + "cleanup after 30 days by default.")));
     }
@@ -173,7 +169,7 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response reprocess(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long eventId = ConsoleRequestRejected.id(id, "webhook event");
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         if (!events.exists(eventId)) {
             throw ConsoleRequestRejected.notFound("There is no webhook event " + eventId + " in the inbox.");
         }
@@ -199,7 +195,7 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response retryNow(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long eventId = ConsoleRequestRejected.id(id, "outbox event");
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         if (!backlog.exists(eventId)) {
             throw ConsoleRequestRejected.notFound("There is no outbox event " + eventId + ".");
         }
@@ -228,8 +224,8 @@ public class ConsoleMachineryResource {
             throw ConsoleRequestRejected.notFound("There is no job of that name; the jobs are "
                     + String.join(", ", JobHistory.JOBS) + ".");
         }
-        String reason = AdminReason.require(typedReason);
-        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, auditId -> launcher.runNow(job))
+        String reason = reason(typedReason);
+        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, auditId -> history.runNow(job))
                 .seeOther("/console/jobs", job);
     }
 
@@ -280,7 +276,7 @@ public class ConsoleMachineryResource {
     public Response bulkReprocess(@FormParam("status") String status, @FormParam("provider") String provider,
                               @FormParam("reason") String typedReason) {
         InboxEvents.Filter filter = reprocessable(status, provider);
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         return shown(bulk.run(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), reason,
                 bulk.webhookEvents(filter.status(), filter.provider()), events::reprocess));
     }
@@ -298,7 +294,7 @@ public class ConsoleMachineryResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response bulkRetry(@FormParam("reason") String typedReason) {
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         return shown(bulk.run(BulkActions.Action.RETRY_DEAD_OUTBOX, "status DEAD", reason, bulk.deadOutboxEvents(),
                 (id, cause) -> backlog.retryNow(id)));
     }
@@ -315,7 +311,7 @@ public class ConsoleMachineryResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response bulkRelease(@FormParam("reason") String typedReason) {
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         return shown(bulk.run(BulkActions.Action.RELEASE_STUCK, RELEASABLE, reason, bulk.releasableStuck(),
                 (id, cause) -> stuck.release(id)));
     }
@@ -333,9 +329,32 @@ public class ConsoleMachineryResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response bulkReconcile(@FormParam("reason") String typedReason) {
-        String reason = AdminReason.require(typedReason);
+        String reason = reason(typedReason);
         return shown(bulk.run(BulkActions.Action.RECONCILE_STUCK, RECONCILABLE, reason, bulk.reconcilableStuck(),
                 stuck::sendToReconciliation));
+    }
+
+    /**
+     * Why an admin acted, as the operator typed it, trimmed: every admin action needs one, kept in its audit entry.
+     * An action without a reason, or with one the audit log cannot keep whole, is refused before it does anything: a
+     * 400 page that says what is wrong when it is missing, longer than the audit log keeps, or holds a character
+     * PostgreSQL cannot store.
+     */
+    private static String reason(String typed) {
+        String reason = typed == null ? "" : typed.strip();
+        if (reason.isEmpty()) {
+            throw ConsoleRequestRejected.badRequest("Every admin action needs a reason: say why you are taking it. "
+                    + "Nothing was done.");
+        }
+        if (reason.indexOf('\u0000') >= 0) {
+            throw ConsoleRequestRejected.badRequest("A reason cannot contain a NUL character, which the audit log cannot "
+                    + "store. Nothing was done.");
+        }
+        if (reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH) {
+            throw ConsoleRequestRejected.badRequest("A reason is at most " + MAX_REASON_LENGTH + " characters; this one "
+                    + "has " + reason.codePointCount(0, reason.length()) + ". Nothing was done.");
+        }
+        return reason;
     }
 
     private static InboxEvents.Filter reprocessable(String status, String provider) {

@@ -123,23 +123,14 @@ public class OperationChains {
                         row.getString("original_fingerprint"), row.getString("conflicting_fingerprint")),
                 record.id());
         Order order = orderIdOf(record).flatMap(this::order).orElse(null);
-        List<Item> items = List.of();
-        List<Payment> payments = List.of();
-        List<InboxEvents.Event> webhookEvents = List.of();
-        List<Transition> transitions = List.of();
-        List<OutboxEvent> outboxEvents = List.of();
-        List<Effect> effects = List.of();
-        List<OperationRow> onSameOrder = List.of();
-        if (order != null) {
-            String orderId = order.orderId();
-            items = items(orderId);
-            payments = payments(orderId);
-            webhookEvents = webhookEvents(orderId);
-            transitions = transitions(orderId, payments, webhookEvents);
-            outboxEvents = outboxEvents(orderId);
-            effects = effects(orderId);
-            onSameOrder = onSameOrder(record.id(), orderId, payments);
-        }
+        String orderId = order == null ? null : order.orderId();
+        List<Item> items = orderId == null ? List.of() : items(orderId);
+        List<Payment> payments = orderId == null ? List.of() : payments(orderId);
+        List<InboxEvents.Event> webhookEvents = orderId == null ? List.of() : webhookEvents(orderId);
+        List<Transition> transitions = orderId == null ? List.of() : transitions(orderId, payments, webhookEvents);
+        List<OutboxEvent> outboxEvents = orderId == null ? List.of() : outboxEvents(orderId);
+        List<Effect> effects = orderId == null ? List.of() : effects(orderId);
+        List<OperationRow> onSameOrder = orderId == null ? List.of() : onSameOrder(record.id(), orderId, payments);
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
