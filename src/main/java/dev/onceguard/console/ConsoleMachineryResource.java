@@ -110,8 +110,8 @@ public class ConsoleMachineryResource {
     public Response stuck(@QueryParam("after") String after, @QueryParam("notice") String notice,
                           @QueryParam("target") String target, @QueryParam("format") String format) {
         return HtmlResponses.list(after, format, "stuck", StuckOperations.CSV, stuck::list,
-                (page, pager) -> Templates.stuck(page, stuck.count(), pager, AdminNotice.of(notice, target).orElse(null),
-                        jobSwitches.recoveryWarnings()), "/console/stuck");
+                (page, pager) -> Templates.stuck(page, stuck.count(), pager,
+                        AdminNotice.of(notice, target).orElse(null), jobSwitches.recoveryWarnings()), "/console/stuck");
     }
 
     @POST
@@ -121,8 +121,9 @@ public class ConsoleMachineryResource {
     public Response release(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
         String reason = reason(typedReason);
-        return audit.perform("release", OPERATION, String.valueOf(recordId), reason, AdminNotice.OPERATION_ACTION_FAILED,
-                auditId -> stuck.release(recordId)).seeOther("/console/stuck", String.valueOf(recordId));
+        return audit.perform("release", OPERATION, String.valueOf(recordId), reason,
+                AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.release(recordId))
+                .seeOther("/console/stuck", String.valueOf(recordId));
     }
 
     @POST
@@ -351,8 +352,8 @@ public class ConsoleMachineryResource {
                     + "store. Nothing was done.");
         }
         if (reason.codePointCount(0, reason.length()) > MAX_REASON_LENGTH) {
-            throw ConsoleRequestRejected.badRequest("A reason is at most " + MAX_REASON_LENGTH + " characters; this one "
-                    + "has " + reason.codePointCount(0, reason.length()) + ". Nothing was done.");
+            throw ConsoleRequestRejected.badRequest("A reason is at most " + MAX_REASON_LENGTH
+                    + " characters; this one has " + reason.codePointCount(0, reason.length()) + ". Nothing was done.");
         }
         return reason;
     }

@@ -264,9 +264,9 @@ public class InboxEvents {
 
     /**
      * {@code /console/webhooks/{id}}: one inbox event as it was received (any value whose name says it is a secret or
-     * a token shown as {@value SecretFields#HIDDEN}), the signature scheme that authenticated it (for an unsigned notification:
-     * the address it came from and what reading its object back through the provider's API answered), each delivery
-     * with its time and answer, and the payment, order and user it is about.
+     * a token shown as {@value SecretFields#HIDDEN}), the signature scheme that authenticated it (for an unsigned
+     * notification: the address it came from and what reading its object back through the provider's API answered),
+     * each delivery with its time and answer, and the payment, order and user it is about.
      */
     Optional<Page> page(long inboxId) {
         record Received(Event event, String payload) {
