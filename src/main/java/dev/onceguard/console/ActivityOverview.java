@@ -79,8 +79,9 @@ public class ActivityOverview {
         Outbox outbox = outbox();
         UnknownPayments unknown = unknownPayments();
         List<JobSwitches.LastRun> lastRuns = jobSwitches.lastRuns();
+        long failedWebhookEvents = reads.number("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'");
         return new Overview(since, totals, processing.stuck(), processing.processing(), outbox.pending(), outbox.retrying(),
-                outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents(), lastRuns,
+                outbox.dead(), outbox.oldestPending(), unknown.all(), unknown.old(), failedWebhookEvents, lastRuns,
                 charts(hours, perHour), table(hours, perHour), JobSwitches.warnings(lastRuns));
     }
 
@@ -122,10 +123,6 @@ public class ActivityOverview {
                           FROM payments WHERE status = 'UNKNOWN'""",
                 row -> new UnknownPayments(row.getLong("unknown"), row.getLong("old")),
                 Instant.now().minus(UNKNOWN_TOO_LONG)).orElseThrow();
-    }
-
-    private long failedWebhookEvents() {
-        return reads.number("SELECT count(*) FROM webhook_inbox WHERE status = 'FAILED'");
     }
 
     /**

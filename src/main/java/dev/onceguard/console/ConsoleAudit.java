@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.LongFunction;
-import java.util.function.Supplier;
 
 /**
  * Runs an admin action and writes its {@code console_audit} row: the operator, the action, its target, the reason
@@ -38,18 +37,11 @@ public class ConsoleAudit {
 
     /**
      * @param failed the result to report when {@code action} throws; its detail is replaced by the failure
+     * @param body   the action, given the id its audit entry will have, so that the changes it makes can name the
+     *               entry (a payment's timeline links the entry that moved it)
      */
     ActionResult perform(String action, String targetType, String targetId, String reason, AdminNotice failed,
-                         Supplier<ActionResult> body) {
-        return performIdentified(action, targetType, targetId, reason, failed, auditId -> body.get());
-    }
-
-    /**
-     * {@link #perform} for an action whose changes name it: {@code body} gets the id its audit entry will have, so a
-     * payment's timeline can link the entry that moved it.
-     */
-    ActionResult performIdentified(String action, String targetType, String targetId, String reason,
-                                   AdminNotice failed, LongFunction<ActionResult> body) {
+                         LongFunction<ActionResult> body) {
         long auditId = newAuditId();
         ActionResult result;
         try {

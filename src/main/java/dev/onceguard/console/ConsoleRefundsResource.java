@@ -59,12 +59,13 @@ public class ConsoleRefundsResource {
     private static final String AUDIT_TARGET = "payment";
     private static final int MAX_NOTE_LENGTH = 500;
     private static final String AMOUNT_FORMAT = "\\d{1,12}\\.\\d{2}";
+    private static final List<String> REASONS = Arrays.stream(Refund.Reason.values()).map(Enum::name).toList();
 
     /** What the form shows: the values to submit, the key minted for them, and what was wrong with the last ones. */
     public record RefundForm(String amount, String reason, String note, String idempotencyKey, String error) {
 
         public List<String> reasons() {
-            return Arrays.stream(Refund.Reason.values()).map(Enum::name).toList();
+            return REASONS;
         }
     }
 
@@ -125,8 +126,7 @@ public class ConsoleRefundsResource {
     @GET
     public Response page(@PathParam("paymentId") String paymentId, @QueryParam("reason") String reason) {
         PaymentFacts facts = facts(paymentId);
-        String preset = reason != null && Arrays.stream(Refund.Reason.values()).anyMatch(r -> r.name().equals(reason))
-                ? reason : null;
+        String preset = REASONS.contains(reason) ? reason : null;
         return render(200, facts, new RefundForm(facts.remaining().toPlainString(), preset, null, newKey(), null));
     }
 
@@ -166,7 +166,7 @@ public class ConsoleRefundsResource {
 
     /** The form checked before anything is asked of the engine: an answer for the operator, or null when fine. */
     private static String wrongIn(String amount, String reason, String note) {
-        if (reason == null || Arrays.stream(Refund.Reason.values()).noneMatch(r -> r.name().equals(reason))) {
+        if (!REASONS.contains(reason)) {
             return "Choose a reason: DUPLICATE, REQUESTED_BY_CUSTOMER, FRAUDULENT or OTHER.";
         }
         if (amount != null && !amount.isBlank()

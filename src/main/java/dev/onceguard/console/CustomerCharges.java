@@ -85,7 +85,7 @@ public class CustomerCharges {
     public record Around(long thisIntent, long others, String href, Instant from, Instant to) {
 
         public String thisIntentText() {
-            return thisIntent == 0 ? "No charge" : thisIntent == 1 ? "One charge" : thisIntent + " charges";
+            return Verdict.capitalized(Verdict.charges(thisIntent));
         }
     }
 

@@ -1,5 +1,10 @@
 package dev.onceguard.console;
 
+import dev.onceguard.checkout.UnpaidOrderExpiry;
+import dev.onceguard.maintenance.LeaseRecovery;
+import dev.onceguard.maintenance.RetentionCleanup;
+import dev.onceguard.outbox.OutboxRelay;
+import dev.onceguard.payment.Reconciliation;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,10 +14,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import static dev.onceguard.platform.SqlRows.instant;
 
-/** Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, and each job's last success. */
+/**
+ * Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, each job's last success, and "run
+ * now": one run of a scheduled job through the job's own {@code runNow}, the scheduler's body recorded in
+ * {@code job_runs} by {@link Jobs}. It is as safe beside a scheduled run, here or on another replica, as two
+ * replicas' runs are: every job claims its rows with a conditional statement or {@code SKIP LOCKED}.
+ */
 @ApplicationScoped
 public class JobHistory {
 
@@ -50,10 +61,21 @@ public class JobHistory {
 
     private final ConsoleReads reads;
     private final Config config;
+    private final RetentionCleanup retentionCleanup;
+    private final LeaseRecovery leaseRecovery;
+    private final Reconciliation reconciliation;
+    private final OutboxRelay outboxRelay;
+    private final UnpaidOrderExpiry unpaidOrderExpiry;
 
-    public JobHistory(ConsoleReads reads, Config config) {
+    public JobHistory(ConsoleReads reads, Config config, RetentionCleanup retentionCleanup, LeaseRecovery leaseRecovery,
+                      Reconciliation reconciliation, OutboxRelay outboxRelay, UnpaidOrderExpiry unpaidOrderExpiry) {
         this.reads = reads;
         this.config = config;
+        this.retentionCleanup = retentionCleanup;
+        this.leaseRecovery = leaseRecovery;
+        this.reconciliation = reconciliation;
+        this.outboxRelay = outboxRelay;
+        this.unpaidOrderExpiry = unpaidOrderExpiry;
     }
 
     static String job(String name) {
@@ -100,5 +122,20 @@ public class JobHistory {
         return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class)
                 .map(every -> every.equals("off") ? "off" : "every " + every)
                 .orElse("on its default schedule");
+    }
+
+    ActionResult runNow(String job) {
+        Jobs.Finished run = switch (job) {
+            case Jobs.RETENTION_CLEANUP -> retentionCleanup.runNow();
+            case Jobs.LEASE_RECOVERY -> leaseRecovery.runNow();
+            case Jobs.RECONCILIATION -> reconciliation.runNow();
+            case Jobs.OUTBOX_RELAY -> outboxRelay.runNow();
+            case Jobs.UNPAID_ORDER_EXPIRY -> unpaidOrderExpiry.runNow();
+            default -> throw new IllegalArgumentException("no job " + job);
+        };
+        if (run.outcome() == Jobs.Outcome.SUCCEEDED) {
+            return new ActionResult(AuditOutcome.DONE, AdminNotice.JOB_SUCCEEDED, "succeeded: " + new TreeMap<>(run.counts()));
+        }
+        return new ActionResult(AuditOutcome.FAILED, AdminNotice.JOB_FAILED, run.error());
     }
 }

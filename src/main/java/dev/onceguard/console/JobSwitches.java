@@ -78,10 +78,6 @@ public class JobSwitches {
                 (Object) Jobs.ALL.toArray(String[]::new));
     }
 
-    public List<Warning> warnings() {
-        return warnings(lastRuns());
-    }
-
     /** The jobs of {@code lastRuns} switched off here or whose latest run failed. */
     static List<Warning> warnings(List<LastRun> lastRuns) {
         List<Warning> warnings = new ArrayList<>();
@@ -97,12 +93,7 @@ public class JobSwitches {
 
     /** The warnings about the jobs that finish stuck operations and unknown payments. */
     public List<Warning> recoveryWarnings() {
-        return warnings().stream()
+        return warnings(lastRuns()).stream()
                 .filter(w -> w.job().equals(Jobs.LEASE_RECOVERY) || w.job().equals(Jobs.RECONCILIATION)).toList();
-    }
-
-    /** The same warnings, for the verdict and the payment story of an operation's page. */
-    public RecoveryJobs recoveryJobs() {
-        return new RecoveryJobs(recoveryWarnings());
     }
 }

@@ -36,7 +36,8 @@ import static dev.onceguard.platform.SqlRows.instant;
 
 /**
  * Reads the whole chain of one idempotency record ({@link OperationChain}) with a dozen indexed lookups: by the
- * record's id, its order id, that order's payment ids and their provider payment ids.
+ * record's id, its order id, that order's payment ids and their provider payment ids; and one order's page, the
+ * chains of every operation on it.
  */
 @ApplicationScoped
 public class OperationChains {
@@ -45,6 +46,21 @@ public class OperationChains {
     static final int SAME_CART_SHOWN = 5;
     private static final int RELATED_SHOWN = 50;
     private static final String LICENSE = "license";
+
+    public record Operation(OperationChain chain, RequestHistory history) {
+
+        public String href() {
+            return ConsoleLinks.operation(chain.record().id());
+        }
+    }
+
+    /** @param operations worst verdict first, then oldest first; never empty (the order's own creation is one) */
+    public record OrderPage(Order order, List<Operation> operations, OperationChain chain) {
+
+        public String userHref() {
+            return ConsoleLinks.user(order.userId());
+        }
+    }
 
     private final ConsoleReads reads;
     private final IdempotencyRecordQueries records;
@@ -68,6 +84,37 @@ public class OperationChains {
         return keyRecord(recordId).map(this::chainOf);
     }
 
+    /**
+     * One order's page: every operation on it (the order's creation, each payment attempt, and any later operation
+     * whose record names the order or one of its payments), each with its verdict, requests and answers, the worst
+     * verdict first; the order's payments, webhook deliveries, transitions, outbox events and effects are those of any
+     * of its operations' chains.
+     */
+    public Optional<OrderPage> orderPage(String orderId) {
+        List<Long> recordIds = records.existing(reads.list("""
+                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION
+                        SELECT idempotency_record_id FROM payments WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION
+                        SELECT idempotency_record_id FROM refunds WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
+                row -> row.getLong(1), orderId, orderId, orderId).toArray(Long[]::new));
+        List<Operation> operations = recordIds.stream()
+                .flatMap(id -> load(id).stream().map(chain -> new Operation(chain, requestLogs.of(id))))
+                .sorted(Comparator.comparingInt((Operation op) -> -severity(op.chain().verdict().tone())))
+                .toList();
+        Optional<OperationChain> withOrder = operations.stream().map(Operation::chain)
+                .filter(chain -> chain.order() != null).findFirst();
+        return withOrder.map(chain -> new OrderPage(chain.order(), operations, chain));
+    }
+
+    private static int severity(String tone) {
+        return switch (tone) {
+            case "bad" -> 2;
+            case "warn" -> 1;
+            default -> 0;
+        };
+    }
+
     private OperationChain chainOf(KeyRecord record) {
         List<Conflict> conflicts = reads.list("""
                         SELECT created_at, request_id, original_fingerprint, conflicting_fingerprint
@@ -76,33 +123,22 @@ public class OperationChains {
                         row.getString("original_fingerprint"), row.getString("conflicting_fingerprint")),
                 record.id());
         Order order = orderIdOf(record).flatMap(this::order).orElse(null);
-        List<Item> items = List.of();
-        List<Payment> payments = List.of();
-        List<InboxEvents.Event> webhookEvents = List.of();
-        List<Transition> transitions = List.of();
-        List<OutboxEvent> outboxEvents = List.of();
-        List<Effect> effects = List.of();
-        List<OperationRow> onSameOrder = List.of();
-        if (order != null) {
-            String orderId = order.orderId();
-            items = items(orderId);
-            payments = payments(orderId);
-            webhookEvents = webhookEvents(orderId);
-            transitions = transitions(orderId, payments, webhookEvents);
-            outboxEvents = outboxEvents(orderId);
-            effects = effects(orderId);
-            onSameOrder = onSameOrder(record.id(), orderId, payments);
-        }
+        String orderId = order == null ? null : order.orderId();
+        List<Item> items = orderId == null ? List.of() : items(orderId);
+        List<Payment> payments = orderId == null ? List.of() : payments(orderId);
+        List<InboxEvents.Event> webhookEvents = orderId == null ? List.of() : webhookEvents(orderId);
+        List<Transition> transitions = orderId == null ? List.of() : transitions(orderId, payments, webhookEvents);
+        List<OutboxEvent> outboxEvents = orderId == null ? List.of() : outboxEvents(orderId);
+        List<Effect> effects = orderId == null ? List.of() : effects(orderId);
+        List<OperationRow> onSameOrder = orderId == null ? List.of() : onSameOrder(record.id(), orderId, payments);
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
-        RecoveryJobs jobs = jobSwitches.recoveryJobs();
+        RecoveryJobs jobs = new RecoveryJobs(jobSwitches.recoveryWarnings());
         PaymentStory story = storyOf(record, payments, transitions, charges, jobs, now);
         Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
                 record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
-                order == null ? 0 : 1,
-                (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count(),
-                webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
+                order == null ? 0 : 1, charges, webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
                 (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
                 sameCart, doubleSubmissionWindow, now), story, jobs, record.ending());
         List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,

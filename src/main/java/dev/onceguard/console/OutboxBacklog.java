@@ -5,6 +5,7 @@ import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -39,12 +40,8 @@ public class OutboxBacklog {
             if (status == null || status.isEmpty()) {
                 return PENDING;
             }
-            return switch (status) {
-                case "PENDING" -> PENDING;
-                case "RETRYING" -> RETRYING;
-                case "DEAD" -> DEAD;
-                default -> throw ConsoleRequestRejected.badRequest("Status must be PENDING, RETRYING or DEAD.");
-            };
+            return Arrays.stream(values()).filter(shown -> shown.name().equals(status)).findFirst()
+                    .orElseThrow(() -> ConsoleRequestRejected.badRequest("Status must be PENDING, RETRYING or DEAD."));
         }
     }
 

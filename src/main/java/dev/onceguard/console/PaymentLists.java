@@ -3,6 +3,7 @@ package dev.onceguard.console;
 import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -16,6 +17,18 @@ public class PaymentLists {
 
     /** The unresolved statuses only: the partial index of unresolved payments keeps their pages cheap. */
     static final Set<String> STATUSES = Set.of("CREATED", "PENDING", "UNKNOWN");
+    static final List<CsvExport.Column<OperationChain.Payment>> CSV = List.of(
+            new CsvExport.Column<>("payment_id", OperationChain.Payment::paymentId),
+            new CsvExport.Column<>("status", OperationChain.Payment::status),
+            new CsvExport.Column<>("order_id", OperationChain.Payment::orderId),
+            new CsvExport.Column<>("user_id", OperationChain.Payment::userId),
+            new CsvExport.Column<>("amount", OperationChain.Payment::amount),
+            new CsvExport.Column<>("currency", OperationChain.Payment::currency),
+            new CsvExport.Column<>("provider", OperationChain.Payment::provider),
+            new CsvExport.Column<>("provider_payment_id", OperationChain.Payment::providerPaymentId),
+            new CsvExport.Column<>("provider_idempotency_key", OperationChain.Payment::providerIdempotencyKey),
+            new CsvExport.Column<>("created_at", OperationChain.Payment::createdAt),
+            new CsvExport.Column<>("updated_at", OperationChain.Payment::updatedAt));
 
     private final ConsoleReads reads;
 

@@ -85,7 +85,7 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
         List<Transition> moves = facts.transitions();
         Optional<Transition> intoUnknown = moves.stream().filter(t -> "UNKNOWN".equals(t.toStatus())).findFirst();
         Optional<Transition> settled = moves.stream().filter(t -> isFinal(t.toStatus())).findFirst();
-        String charges = charges(facts.charges());
+        String charges = Verdict.charges(facts.charges());
         RecordEnding ending = facts.ending();
         String told = ending.firstAnswerStatus() == null ? "" : " The client was answered "
                 + ending.firstAnswerStatus() + (ending.firstAnswerStatus() == 202 ? " UNKNOWN" : "") + " after "
@@ -199,9 +199,5 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
             case "IN_PROGRESS" -> "answered " + status + ", the first request was still running";
             default -> "refused " + status;
         };
-    }
-
-    private static String charges(int charges) {
-        return charges == 0 ? "no charge" : charges == 1 ? "one charge" : charges + " charges";
     }
 }

@@ -15,11 +15,11 @@ public record RecoveryJobs(List<JobSwitches.Warning> notAtWork) {
     /** What finishes an operation that is stuck past its external call, in plain words. */
     String whatFinishesAPayment() {
         List<String> finishers = new ArrayList<>();
-        if (atWork(Jobs.LEASE_RECOVERY)) {
+        if (warning(Jobs.LEASE_RECOVERY).isEmpty()) {
             finishers.add("lease recovery");
         }
         finishers.add("the next retry with the same key");
-        if (atWork(Jobs.RECONCILIATION)) {
+        if (warning(Jobs.RECONCILIATION).isEmpty()) {
             finishers.add("reconciliation");
         }
         return String.join(", ", finishers) + ", the provider's webhook or an admin's “send to reconciliation” "
@@ -32,10 +32,6 @@ public record RecoveryJobs(List<JobSwitches.Warning> notAtWork) {
         return leaseRecovery.isEmpty() ? "lease recovery releases it, or the next retry with the same key runs it again"
                 : "the next retry with the same key runs it again, or an admin releases it on the stuck page"
                 + why(List.of(leaseRecovery.get()));
-    }
-
-    private boolean atWork(String job) {
-        return warning(job).isEmpty();
     }
 
     private Optional<JobSwitches.Warning> warning(String job) {

@@ -157,8 +157,11 @@ public record Verdict(String tone, String headline, List<String> findings, List<
     /** What an operation came to: "one order, one charge". */
     static String outcome(Facts facts) {
         return (facts.orders() == 0 ? "no order" : facts.orders() == 1 ? "one order" : facts.orders() + " orders")
-                + ", " + (facts.charges() == 0 ? "no charge" : facts.charges() == 1 ? "one charge"
-                : facts.charges() + " charges");
+                + ", " + charges(facts.charges());
+    }
+
+    static String charges(long charges) {
+        return charges == 0 ? "no charge" : charges == 1 ? "one charge" : charges + " charges";
     }
 
     /**
