@@ -285,8 +285,7 @@ public class IdempotencyService {
         return claimReleasingAbandoned(request, () -> claimWithPlan(request, plan, now, answeredAt),
                 recordId -> {
                     LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
-                    return new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
-                            RequestLog.Outcome.EXECUTED);
+                    return executed(plan.response(), recordId, RequestLog.Outcome.EXECUTED);
                 },
                 record -> answerFromScope(record, request, now));
     }
@@ -356,13 +355,13 @@ public class IdempotencyService {
                            PhaseResult result, Cause cause) {
         boolean applied = applyToRecord(recordId, operation, result, new IdempotencyStore.Holder(lease), cause);
         if (applied && result instanceof PhaseResult.FinalResponse done) {
-            return new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, done.response()), recordId,
-                    RequestLog.Outcome.EXECUTED), new Resumption.Finished(resumedFrom, done.response()));
+            return new Stopped(executed(done.response(), recordId, RequestLog.Outcome.EXECUTED),
+                    new Resumption.Finished(resumedFrom, done.response()));
         }
         if (applied && result instanceof PhaseResult.RecoveryPoint point) {
             return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
-                    : new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, point.answer()), recordId,
-                            RequestLog.Outcome.EXECUTED), new Resumption.Paused(resumedFrom, point.checkpoint()));
+                    : new Stopped(executed(point.answer(), recordId, RequestLog.Outcome.EXECUTED),
+                            new Resumption.Paused(resumedFrom, point.checkpoint()));
         }
         IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new EarlierCommitLost(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
@@ -484,6 +483,10 @@ public class IdempotencyService {
                 Map.of("Retry-After", Long.toString(seconds))), record.id(), RequestLog.Outcome.IN_PROGRESS);
     }
 
+    private static Answer executed(StoredResponse response, long recordId, RequestLog.Outcome logged) {
+        return new Answer(new IdempotentResponse(Outcome.EXECUTED, response), recordId, logged);
+    }
+
     private static Answer replayed(IdempotencyRecord finished) {
         return new Answer(new IdempotentResponse(Outcome.REPLAYED, finished.response()), finished.id(),
                 RequestLog.Outcome.REPLAYED);
@@ -508,8 +511,7 @@ public class IdempotencyService {
                     instanceof IdempotencyStore.Inserted inserted)) {
                 return answerFromScope(findRecord(request), request, now);
             }
-            return new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
-                    RequestLog.Outcome.REFUSED);
+            return executed(refusal, inserted.recordId(), RequestLog.Outcome.REFUSED);
         });
     }
 
@@ -542,15 +544,15 @@ public class IdempotencyService {
             return new Resumption.NotTaken();
         }
         String operation = taken.get().operation();
-        Checkpoint from = taken.get().checkpoint();
-        Instant lease = taken.get().lease();
+        String from = taken.get().checkpoint().recoveryPoint();
         Optional<ResumableOperation> resumable = resumableOf(operation);
         if (resumable.isEmpty()) {
             LOG.warnf("record %d of %s is PROCESSING at recovery point %s, and %s registers no resume", recordId,
-                    operation, from.recoveryPoint(), operation);
-            return new Resumption.NoResume(operation, from.recoveryPoint());
+                    operation, from, operation);
+            return new Resumption.NoResume(operation, from);
         }
-        return runPhases(recordId, lease, operation, from, resumable.get(), cause).resumption();
+        return runPhases(recordId, taken.get().lease(), operation, taken.get().checkpoint(), resumable.get(), cause)
+                .resumption();
     }
 
     /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */
