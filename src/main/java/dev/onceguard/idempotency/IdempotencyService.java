@@ -303,7 +303,7 @@ public class IdempotencyService {
 
     private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
-        Instant lease = leaseFrom(now);
+        Instant lease = now.plus(config.lease());
         Checkpoint start = new Checkpoint(STARTED, null, null);
         return claimReleasingAbandoned(request,
                 () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
@@ -450,11 +450,6 @@ public class IdempotencyService {
         return now.plus(config.retentionOf(request.operation()));
     }
 
-    /** The lease a claim or a take-over at {@code now} sets, and by which its holder is known. */
-    private Instant leaseFrom(Instant now) {
-        return now.plus(config.lease());
-    }
-
     private Optional<IdempotencyRecord> findRecord(IdempotentRequest<?> request) {
         return records.findByScope(request.userId(), request.operation(), request.key().value());
     }
@@ -524,7 +519,7 @@ public class IdempotencyService {
      */
     private Optional<IdempotencyStore.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
-        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, leaseFrom(now)));
+        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, now.plus(config.lease())));
     }
 
     /**
