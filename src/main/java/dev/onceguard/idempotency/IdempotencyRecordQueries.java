@@ -6,10 +6,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The engine's read-only queries over its records, its request log and its refused key reuses, for the operator
@@ -203,14 +203,9 @@ public class IdempotencyRecordQueries {
 
     /** The request bodies the records {@code ids} were created with, by record id (none kept: no entry). */
     public Map<Long, String> requestBodies(Long[] ids) {
-        record Body(long id, String text) {
-        }
-        Map<Long, String> bodies = new HashMap<>();
-        for (Body body : list("SELECT id, request_body FROM idempotency_records WHERE id = ANY(?) AND request_body IS NOT NULL",
-                found -> new Body(found.getLong(1), found.getString(2)), (Object) ids)) {
-            bodies.put(body.id(), body.text());
-        }
-        return bodies;
+        return list("SELECT id, request_body FROM idempotency_records WHERE id = ANY(?) AND request_body IS NOT NULL",
+                found -> Map.entry(found.getLong(1), found.getString(2)), (Object) ids).stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /**
