@@ -390,24 +390,12 @@ public class WebhookInbox {
      * whose {@code order_id} must agree).
      */
     private Optional<Payment> match(String provider, ProviderEvent event) {
-        if (event.providerPaymentId() != null) {
-            Optional<Payment> byProviderId = rows.findByProviderPayment(provider, event.providerPaymentId());
-            if (byProviderId.isPresent()) {
-                return byProviderId;
-            }
-        }
-        if (event.providerIdempotencyKey() != null) {
-            Optional<Payment> byKey = rows.findByProviderKey(provider, event.providerIdempotencyKey());
-            if (byKey.isPresent()) {
-                return byKey;
-            }
-        }
-        if (event.paymentId() != null) {
-            return rows.find(event.paymentId())
-                    .filter(p -> p.provider().equals(provider))
-                    .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId()));
-        }
-        return Optional.empty();
+        return Optional.ofNullable(event.providerPaymentId()).flatMap(id -> rows.findByProviderPayment(provider, id))
+                .or(() -> Optional.ofNullable(event.providerIdempotencyKey())
+                        .flatMap(key -> rows.findByProviderKey(provider, key)))
+                .or(() -> Optional.ofNullable(event.paymentId()).flatMap(rows::find)
+                        .filter(p -> p.provider().equals(provider))
+                        .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId())));
     }
 
     /** Why the event cannot be about this payment, if it cannot. */
