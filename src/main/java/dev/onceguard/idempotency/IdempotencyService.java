@@ -459,7 +459,6 @@ public class IdempotencyService {
         return record.<Attempt>map(r -> answerFromRecord(r, request, now)).orElse(TRY_AGAIN);
     }
 
-    /** Answers a request from its scope's existing record. */
     private Answer answerFromRecord(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
         if (!record.fingerprint().equals(request.fingerprint())) {
             return conflict(record, request, now);
