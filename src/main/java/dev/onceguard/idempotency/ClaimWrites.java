@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * What a local operation writes to make its answer true, run in the very statement that claims its record: WITH
@@ -46,14 +47,10 @@ public final class ClaimWrites {
 
     /** These writes, then {@code next}'s, whose queries may read this one's by name. */
     public ClaimWrites and(ClaimWrites next) {
-        List<String> allQueries = new ArrayList<>(queries);
-        allQueries.addAll(next.queries);
-        List<Object> allParameters = new ArrayList<>(parameters);
-        allParameters.addAll(next.parameters);
         Map<String, Supplier<BusinessRefusal>> allRefusals = new HashMap<>(refusals);
         allRefusals.putAll(next.refusals);
-        return new ClaimWrites(List.copyOf(allQueries), Collections.unmodifiableList(allParameters),
-                Map.copyOf(allRefusals));
+        return new ClaimWrites(Stream.concat(queries.stream(), next.queries.stream()).toList(),
+                Stream.concat(parameters.stream(), next.parameters.stream()).toList(), Map.copyOf(allRefusals));
     }
 
     /**

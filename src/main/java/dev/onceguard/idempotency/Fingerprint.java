@@ -32,7 +32,7 @@ public final class Fingerprint {
         request.set("path", JSON.valueToTree(new TreeMap<>(pathParameters)));
         try {
             String canonical = new JsonCanonicalizer(JSON.writeValueAsString(request)).getEncodedString();
-            return HexFormat.of().formatHex(sha256(canonical.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of().formatHex(sha256().digest(canonical.getBytes(StandardCharsets.UTF_8)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -56,10 +56,6 @@ public final class Fingerprint {
     private static void withLength(MessageDigest digest, byte[] part) {
         digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(part.length).array());
         digest.update(part);
-    }
-
-    private static byte[] sha256(byte[] bytes) {
-        return sha256().digest(bytes);
     }
 
     private static MessageDigest sha256() {

@@ -6,15 +6,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The engine's read-only queries over its records, its request log and its refused key reuses, for the operator
- * console, which reads {@code idempotency_records} only through them. Nothing here writes. Each method names the
- * columns its rows carry; the caller maps them to its own records. Every statement is bounded by
+ * console, which reads {@code idempotency_records} only through them. Nothing here writes. A row carries the columns
+ * its statement selects, which the caller maps to its own records. Every statement is bounded by
  * {@link #TIMEOUT_SECONDS}, as the console's other reads are: a page that cannot answer fails instead of holding a
  * connection.
  */
@@ -53,9 +53,7 @@ public class IdempotencyRecordQueries {
 
     /**
      * A page of records matching {@code filter}, newest first, after the record at ({@code afterAt}, {@code afterId})
-     * when one is given, {@code pageSize} + 1 rows at most. Columns: id, idempotency_key, user_id, operation, status,
-     * fingerprint_prefix, replay_count, resource_type, resource_id, response_status, created_at, expires_at,
-     * lease_expires_at.
+     * when one is given, {@code pageSize} + 1 rows at most.
      */
     public <T> List<T> newestFirst(Filter filter, Instant afterAt, Long afterId, int pageSize, SqlRows.Row<T> row) {
         KeysetQuery query = KeysetQuery.newestFirst("SELECT " + SUMMARY + " FROM idempotency_records",
@@ -75,14 +73,14 @@ public class IdempotencyRecordQueries {
         return list(query.sql(), row, query.parameters());
     }
 
-    /** The records {@code ids} but {@code except}, oldest first, {@code limit} at most; columns as {@link #newestFirst}. */
+    /** The records {@code ids} but {@code except}, oldest first, {@code limit} at most. */
     public <T> List<T> summaries(Long[] ids, long except, int limit, SqlRows.Row<T> row) {
         return list("SELECT " + SUMMARY + """
                          FROM idempotency_records WHERE id = ANY(?) AND id <> ?
                         ORDER BY created_at, id LIMIT ?""", row, ids, except, limit);
     }
 
-    /** The records {@code ids} that still exist. Columns: id, idempotency_key, fingerprint. */
+    /** The records {@code ids} that still exist. */
     public <T> List<T> keysAndFingerprints(Long[] ids, SqlRows.Row<T> row) {
         return list("SELECT id, idempotency_key, fingerprint FROM idempotency_records WHERE id = ANY(?)", row, (Object) ids);
     }
@@ -93,13 +91,7 @@ public class IdempotencyRecordQueries {
                 found -> found.getLong(1), (Object) ids);
     }
 
-    /**
-     * One record with its stored answer and how it ended. Columns: id, idempotency_key, user_id, operation, status,
-     * fingerprint, recovery_point, lease_expires_at, response_status, content_type, response_body, resource_type,
-     * resource_id, request_id, client_request_id, replay_count, last_replayed_at, created_at, completed_at, expires_at,
-     * ending_recorded,
-     * finished_by, finished_by_ref, first_answer_status, first_answered_at.
-     */
+    /** One record with its stored answer and how it ended. */
     public <T> Optional<T> record(long id, SqlRows.Row<T> row) {
         return first(list("""
                 SELECT id, idempotency_key, user_id, operation, status, fingerprint, recovery_point,
@@ -113,7 +105,6 @@ public class IdempotencyRecordQueries {
     /**
      * For each of the records {@code ids}, the other records of the same user, operation and fingerprint (the same
      * cart) created under another key at most {@code windowSeconds} before or after it, nearest first, three at most.
-     * Columns: row_id (the record it pairs with), id, idempotency_key, seconds_apart.
      */
     public <T> List<T> doubleSubmissions(Long[] ids, double windowSeconds, SqlRows.Row<T> row) {
         return list("""
@@ -145,8 +136,7 @@ public class IdempotencyRecordQueries {
 
     /**
      * The nearest records of the same cart as the record {@code id} under other keys: {@code limit} at most created at
-     * or before {@code createdAt}, newest first, then {@code limit} at most after it, oldest first. Columns: id,
-     * idempotency_key, status, created_at, order_id (the resource id when the resource is an order).
+     * or before {@code createdAt}, newest first, then {@code limit} at most after it, oldest first.
      */
     public <T> List<T> sameCartAround(long id, String userId, String fingerprint, String operation, Instant createdAt,
                                       int limit, SqlRows.Row<T> row) {
@@ -165,8 +155,7 @@ public class IdempotencyRecordQueries {
 
     /**
      * The user's newest requests turned away (at most {@code limit}): the retries told to wait, from the request log,
-     * and the key reuses, as kept when refused. Columns: at, request_id, client_request_id, outcome, http_status, record_id,
-     * idempotency_key.
+     * and the key reuses, as kept when refused.
      */
     public <T> List<T> turnedAwayOf(String userId, int limit, SqlRows.Row<T> row) {
         return list("""
@@ -185,11 +174,7 @@ public class IdempotencyRecordQueries {
                  ORDER BY at DESC LIMIT ?""", row, userId, limit, userId, limit, limit);
     }
 
-    /**
-     * A page of the request log, newest first, each request with its record (none once the record is gone).
-     * Columns: id, record_id, request_id, client_request_id, received_at, outcome, http_status, idempotency_key,
-     * user_id, operation.
-     */
+    /** A page of the request log, newest first, each request with its record (none once the record is gone). */
     public <T> List<T> requestLog(String outcome, Instant from, Instant to, Instant afterAt, Long afterId, int pageSize,
                                   SqlRows.Row<T> row) {
         KeysetQuery requests = KeysetQuery.newestFirst("""
@@ -207,11 +192,7 @@ public class IdempotencyRecordQueries {
                  ORDER BY l.received_at DESC, l.id DESC""", row, requests.parameters());
     }
 
-    /**
-     * The key reuses refused for the record, oldest first, with the body the record was created with. Columns:
-     * created_at, request_id, client_request_id, original_fingerprint, conflicting_fingerprint, request_body,
-     * refused_body.
-     */
+    /** The key reuses refused for the record, oldest first, with the body the record was created with. */
     public <T> List<T> conflictsOf(long recordId, SqlRows.Row<T> row) {
         return list("""
                 SELECT c.created_at, c.request_id, c.client_request_id, c.original_fingerprint, c.conflicting_fingerprint,
@@ -222,20 +203,14 @@ public class IdempotencyRecordQueries {
 
     /** The request bodies the records {@code ids} were created with, by record id (none kept: no entry). */
     public Map<Long, String> requestBodies(Long[] ids) {
-        record Body(long id, String text) {
-        }
-        Map<Long, String> bodies = new HashMap<>();
-        for (Body body : list("SELECT id, request_body FROM idempotency_records WHERE id = ANY(?) AND request_body IS NOT NULL",
-                found -> new Body(found.getLong(1), found.getString(2)), (Object) ids)) {
-            bodies.put(body.id(), body.text());
-        }
-        return bodies;
+        return list("SELECT id, request_body FROM idempotency_records WHERE id = ANY(?) AND request_body IS NOT NULL",
+                found -> Map.entry(found.getLong(1), found.getString(2)), (Object) ids).stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /**
-     * PROCESSING records whose lease expired before {@code now}, oldest first, after the record at
-     * ({@code afterAt}, {@code afterId}) when one is given, {@code pageSize} + 1 rows at most. Columns: id, user_id,
-     * operation, idempotency_key, recovery_point, created_at, lease_expires_at, resource_type, resource_id.
+     * PROCESSING records whose lease expired before {@code now}, oldest first, after the record at ({@code afterAt},
+     * {@code afterId}) when one is given, {@code pageSize} + 1 rows at most.
      */
     public <T> List<T> abandoned(Instant now, Instant afterAt, Long afterId, int pageSize, SqlRows.Row<T> row) {
         KeysetQuery query = KeysetQuery.oldestFirst("""
@@ -258,7 +233,7 @@ public class IdempotencyRecordQueries {
     /**
      * Abandoned records a bulk action would take, oldest first, {@code limit} at most: those still at the recovery
      * point {@link IdempotencyService#STARTED} (no external call can have happened), or, with {@code pastStart}, those
-     * of {@code operation} beyond it. Columns: id, at (when it was created).
+     * of {@code operation} beyond it.
      */
     public <T> List<T> abandonedForBulk(Instant now, boolean pastStart, String operation, int limit,
                                         SqlRows.Row<T> row) {
@@ -274,7 +249,7 @@ public class IdempotencyRecordQueries {
                  ORDER BY created_at, id LIMIT ?""", row, now, IdempotencyService.STARTED, operation, limit);
     }
 
-    /** A record's state for an admin action. Columns: status, operation, recovery_point, lease_expired (at {@code now}). */
+    /** A record's state for an admin action. */
     public <T> Optional<T> state(long recordId, Instant now, SqlRows.Row<T> row) {
         return first(list("""
                 SELECT status, operation, recovery_point, lease_expires_at <= ? AS lease_expired
@@ -289,8 +264,8 @@ public class IdempotencyRecordQueries {
     }
 
     /**
-     * Records whose key equals {@code low}, or lies in [{@code low}, {@code high}) when {@code high} is given,
-     * by key, {@code limit} at most. Columns: id, idempotency_key, user_id, operation, status, created_at.
+     * Records whose key equals {@code low}, or lies in [{@code low}, {@code high}) when {@code high} is given, by key,
+     * {@code limit} at most.
      */
     public <T> List<T> withKey(String low, String high, int limit, SqlRows.Row<T> row) {
         return list("SELECT id, idempotency_key, user_id, operation, status, created_at FROM idempotency_records"
@@ -306,8 +281,7 @@ public class IdempotencyRecordQueries {
 
     /**
      * Where a request id matching {@code low} (or in [{@code low}, {@code high})) was seen: a record's first request,
-     * its request log, a refused key reuse; by request id and record, {@code limit} at most. Columns: request_id,
-     * record_id, at (the first time), what (where, comma-separated).
+     * its request log, a refused key reuse; by request id and record, {@code limit} at most.
      */
     public <T> List<T> requestsMatching(String low, String high, int perSource, int limit, SqlRows.Row<T> row) {
         return list("""
@@ -331,7 +305,6 @@ public class IdempotencyRecordQueries {
     /**
      * Where a client's {@code X-Request-Id} matching {@code low} (or in [{@code low}, {@code high})) was seen, as
      * {@link #requestsMatching}, with the user each request came from, by user and time, {@code limit} at most.
-     * Columns: user_id, request_id, client_request_id, record_id, at, what.
      */
     public <T> List<T> clientRequestsMatching(String low, String high, int perSource, int limit, SqlRows.Row<T> row) {
         return list("""

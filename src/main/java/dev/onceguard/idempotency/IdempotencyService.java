@@ -285,8 +285,7 @@ public class IdempotencyService {
         return claimReleasingAbandoned(request, () -> claimWithPlan(request, plan, now, answeredAt),
                 recordId -> {
                     LOG.debugf("executed %s key=%s record=%d", request.operation(), request.key().value(), recordId);
-                    return new Answer(new IdempotentResponse(Outcome.EXECUTED, plan.response()), recordId,
-                            RequestLog.Outcome.EXECUTED);
+                    return executed(plan.response(), recordId, RequestLog.Outcome.EXECUTED);
                 },
                 record -> answerFromScope(record, request, now));
     }
@@ -304,7 +303,7 @@ public class IdempotencyService {
 
     private <T> Attempt claimAndStart(IdempotentRequest<T> request, FirstPhase<T> firstPhase, Cause cause) {
         Instant now = Timestamps.now();
-        Instant lease = leaseFrom(now);
+        Instant lease = now.plus(config.lease());
         Checkpoint start = new Checkpoint(STARTED, null, null);
         return claimReleasingAbandoned(request,
                 () -> records.claim(request, STARTED, now, lease, expiryOf(request, now)),
@@ -356,13 +355,13 @@ public class IdempotencyService {
                            PhaseResult result, Cause cause) {
         boolean applied = applyToRecord(recordId, operation, result, new IdempotencyStore.Holder(lease), cause);
         if (applied && result instanceof PhaseResult.FinalResponse done) {
-            return new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, done.response()), recordId,
-                    RequestLog.Outcome.EXECUTED), new Resumption.Finished(resumedFrom, done.response()));
+            return new Stopped(executed(done.response(), recordId, RequestLog.Outcome.EXECUTED),
+                    new Resumption.Finished(resumedFrom, done.response()));
         }
         if (applied && result instanceof PhaseResult.RecoveryPoint point) {
             return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
-                    : new Stopped(new Answer(new IdempotentResponse(Outcome.EXECUTED, point.answer()), recordId,
-                            RequestLog.Outcome.EXECUTED), new Resumption.Paused(resumedFrom, point.checkpoint()));
+                    : new Stopped(executed(point.answer(), recordId, RequestLog.Outcome.EXECUTED),
+                            new Resumption.Paused(resumedFrom, point.checkpoint()));
         }
         IdempotencyRecord record = records.findById(recordId).orElseThrow(() -> new EarlierCommitLost(
                 "record " + recordId + " of " + operation + " vanished while its holder ran it"));
@@ -451,11 +450,6 @@ public class IdempotencyService {
         return now.plus(config.retentionOf(request.operation()));
     }
 
-    /** The lease a claim or a take-over at {@code now} sets, and by which its holder is known. */
-    private Instant leaseFrom(Instant now) {
-        return now.plus(config.lease());
-    }
-
     private Optional<IdempotencyRecord> findRecord(IdempotentRequest<?> request) {
         return records.findByScope(request.userId(), request.operation(), request.key().value());
     }
@@ -465,7 +459,6 @@ public class IdempotencyService {
         return record.<Attempt>map(r -> answerFromRecord(r, request, now)).orElse(TRY_AGAIN);
     }
 
-    /** Answers a request from its scope's existing record. */
     private Answer answerFromRecord(IdempotencyRecord record, IdempotentRequest<?> request, Instant now) {
         if (!record.fingerprint().equals(request.fingerprint())) {
             return conflict(record, request, now);
@@ -482,6 +475,10 @@ public class IdempotencyService {
         return new Answer(refusal(Outcome.IN_PROGRESS, Problem.of(409, "OPERATION_IN_PROGRESS", "Operation in progress",
                 "The first request with this Idempotency-Key is still running. Retry later with the same key."),
                 Map.of("Retry-After", Long.toString(seconds))), record.id(), RequestLog.Outcome.IN_PROGRESS);
+    }
+
+    private static Answer executed(StoredResponse response, long recordId, RequestLog.Outcome logged) {
+        return new Answer(new IdempotentResponse(Outcome.EXECUTED, response), recordId, logged);
     }
 
     private static Answer replayed(IdempotencyRecord finished) {
@@ -508,8 +505,7 @@ public class IdempotencyService {
                     instanceof IdempotencyStore.Inserted inserted)) {
                 return answerFromScope(findRecord(request), request, now);
             }
-            return new Answer(new IdempotentResponse(Outcome.EXECUTED, refusal), inserted.recordId(),
-                    RequestLog.Outcome.REFUSED);
+            return executed(refusal, inserted.recordId(), RequestLog.Outcome.REFUSED);
         });
     }
 
@@ -522,7 +518,7 @@ public class IdempotencyService {
      */
     private Optional<IdempotencyStore.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
-        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, leaseFrom(now)));
+        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, now.plus(config.lease())));
     }
 
     /**
@@ -542,15 +538,15 @@ public class IdempotencyService {
             return new Resumption.NotTaken();
         }
         String operation = taken.get().operation();
-        Checkpoint from = taken.get().checkpoint();
-        Instant lease = taken.get().lease();
+        String from = taken.get().checkpoint().recoveryPoint();
         Optional<ResumableOperation> resumable = resumableOf(operation);
         if (resumable.isEmpty()) {
             LOG.warnf("record %d of %s is PROCESSING at recovery point %s, and %s registers no resume", recordId,
-                    operation, from.recoveryPoint(), operation);
-            return new Resumption.NoResume(operation, from.recoveryPoint());
+                    operation, from, operation);
+            return new Resumption.NoResume(operation, from);
         }
-        return runPhases(recordId, lease, operation, from, resumable.get(), cause).resumption();
+        return runPhases(recordId, taken.get().lease(), operation, taken.get().checkpoint(), resumable.get(), cause)
+                .resumption();
     }
 
     /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */

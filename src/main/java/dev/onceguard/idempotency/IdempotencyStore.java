@@ -23,7 +23,9 @@ interface IdempotencyStore {
 
     /**
      * Inserts the record already finished with {@code response}, and in the same statement the operation's
-     * {@code writes} that make the answer true, only if {@code precondition} (when given) still holds.
+     * {@code writes} that make the answer true: the row is written once and never updated, and record and writes are
+     * kept together or not at all. With a {@code precondition}, the same statement first checks that what the plan
+     * relied on still holds, and writes nothing when it does not.
      *
      * @param now        when the request reached the engine (the record's creation)
      * @param answeredAt when the response was decided (the record's completion)
@@ -38,7 +40,9 @@ interface IdempotencyStore {
     Optional<IdempotencyRecord> findById(long recordId);
 
     /**
-     * Stores the final response on a PROCESSING record that is still {@code applier}'s.
+     * Stores the final response on a record that others may race for, by primary key, only while it is PROCESSING
+     * and still the applier's (held by its lease; for an outsider, unheld); the UPDATE waits for a concurrent change of
+     * the row and checks again after it.
      *
      * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
      * held

@@ -6,38 +6,27 @@ import java.util.function.Supplier;
 
 /**
  * A request to run an operation once: its scope (user, the operation's own name, key), the fingerprint of its
- * business content, the request's ids (the service's and the client's), the body the operation works on, and the body as the record keeps it
- * (JSON, with whatever the operation must never store already replaced).
+ * business content, the request's ids (the service's and the client's), the body the operation works on, and the body
+ * as the record keeps it (JSON, with whatever the operation must never store already replaced).
  *
  * <p>The key and the JSON are checked before this exists; the typed body (bound and validated) and the stored body
  * are worked out on first use, because a replay of a finished record with the same fingerprint needs neither: its
  * body is the one that was validated and stored the first time. A request is handled by one thread at a time.
+ *
+ * @param bytesDigest the digest of the request's path parameters and body bytes as received
+ *                    ({@link Fingerprint#ofBytes})
  */
-public final class IdempotentRequest<T> {
+public record IdempotentRequest<T>(String operation, String userId, IdempotencyKey key, String fingerprint,
+                                   String bytesDigest, RequestIds requestIds, Supplier<T> validatedBody,
+                                   Supplier<String> bodyForStorage) {
 
-    private final String operation;
-    private final String userId;
-    private final IdempotencyKey key;
-    private final String fingerprint;
-    private final String bytesDigest;
-    private final RequestIds requestIds;
-    private final OnFirstUse<T> body;
-    private final OnFirstUse<String> storedBody;
-
-    IdempotentRequest(String operation, String userId, IdempotencyKey key, String fingerprint, String bytesDigest,
-                      RequestIds requestIds, Supplier<T> validatedBody, Supplier<String> bodyForStorage) {
-        this.operation = operation;
-        this.userId = userId;
-        this.key = key;
-        this.fingerprint = fingerprint;
-        this.bytesDigest = bytesDigest;
-        this.requestIds = requestIds;
-        this.body = new OnFirstUse<>(validatedBody);
-        this.storedBody = new OnFirstUse<>(bodyForStorage);
+    public IdempotentRequest {
+        validatedBody = new OnFirstUse<>(validatedBody);
+        bodyForStorage = new OnFirstUse<>(bodyForStorage);
     }
 
     /** A value worked out by its supplier when first asked for, then kept. */
-    private static final class OnFirstUse<V> {
+    private static final class OnFirstUse<V> implements Supplier<V> {
 
         private Supplier<V> supplier;
         private V value;
@@ -46,7 +35,8 @@ public final class IdempotentRequest<T> {
             this.supplier = supplier;
         }
 
-        V get() {
+        @Override
+        public V get() {
             if (supplier != null) {
                 value = supplier.get();
                 supplier = null;
@@ -55,34 +45,9 @@ public final class IdempotentRequest<T> {
         }
     }
 
-    public String operation() {
-        return operation;
-    }
-
-    public String userId() {
-        return userId;
-    }
-
-    public IdempotencyKey key() {
-        return key;
-    }
-
-    public String fingerprint() {
-        return fingerprint;
-    }
-
-    /** The digest of the request's path parameters and body bytes as received ({@link Fingerprint#ofBytes}). */
-    String bytesDigest() {
-        return bytesDigest;
-    }
-
     /** The id the service generated for the request that asked. */
     public String requestId() {
         return requestIds.id();
-    }
-
-    public RequestIds requestIds() {
-        return requestIds;
     }
 
     /**
@@ -91,11 +56,11 @@ public final class IdempotentRequest<T> {
      * @throws dev.onceguard.platform.ProblemException 400 when it does not bind or validate
      */
     public T body() {
-        return body.get();
+        return validatedBody.get();
     }
 
     /** The body as the record stores it, on first use. */
     String storedBody() {
-        return storedBody.get();
+        return bodyForStorage.get();
     }
 }

@@ -2,20 +2,16 @@ package dev.onceguard.idempotency;
 
 import jakarta.ws.rs.core.Response;
 
+import java.util.Locale;
+
 /** What the engine answers: a stored response (fresh or replayed) or a refusal computed now. */
 public record IdempotentResponse(Outcome outcome, StoredResponse stored) {
 
     public enum Outcome {
-        EXECUTED("executed"), REPLAYED("replayed"), CONFLICT("conflict"), IN_PROGRESS("in_progress"), REJECTED("rejected");
-
-        private final String label;
-
-        Outcome(String label) {
-            this.label = label;
-        }
+        EXECUTED, REPLAYED, CONFLICT, IN_PROGRESS, REJECTED;
 
         String label() {
-            return label;
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -42,12 +42,14 @@ class PostgresIdempotencyStore implements IdempotencyStore {
     /** SQLState class 23: a constraint refused the statement. */
     private static final String INTEGRITY_CONSTRAINT_VIOLATION = "23";
 
+    private static final String ON_SCOPE_CONFLICT = """
+            ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
+            RETURNING id""";
     private static final String CLAIM = """
             INSERT INTO idempotency_records (user_id, operation, idempotency_key, fingerprint, status, recovery_point,
                 lease_expires_at, request_id, request_body, created_at, expires_at, client_request_id)
             VALUES (?, ?, ?, ?, 'PROCESSING', ?, ?, ?, CAST(? AS jsonb), ?, ?, ?)
-            ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
-            RETURNING id""";
+            """ + ON_SCOPE_CONFLICT;
     private static final String FINISHED_COLUMNS = """
             user_id, operation, idempotency_key, fingerprint, status, recovery_point, request_id, request_body,
                 created_at, expires_at, response_status, response_headers, response_body, resource_type, resource_id,
@@ -55,22 +57,14 @@ class PostgresIdempotencyStore implements IdempotencyStore {
     private static final String FINISHED_VALUES = """
             ?, ?, ?, ?, ?, 'finished', ?, CAST(? AS jsonb), CAST(? AS timestamptz), CAST(? AS timestamptz), ?,
                 CAST(? AS jsonb), ?, ?, ?, CAST(? AS timestamptz), 'request', ?, ?, CAST(? AS timestamptz), ?""";
-    private static final String ON_SCOPE_CONFLICT = """
-            ON CONFLICT (user_id, operation, idempotency_key) DO NOTHING
-            RETURNING id""";
     /** The claim of a finished record, made only if the plan's precondition (the one row of {@code held}) holds. */
     private static final String CLAIM_FINISHED = "INSERT INTO idempotency_records (" + FINISHED_COLUMNS
             + ")\nSELECT " + FINISHED_VALUES + "\n  FROM held WHERE held.holds\n" + ON_SCOPE_CONFLICT;
-    private static final String FIND_BY_SCOPE = """
+    private static final String FIND = """
             SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
                    response_body, resource_type, resource_id, expires_at
               FROM idempotency_records
-             WHERE user_id = ? AND operation = ? AND idempotency_key = ?""";
-    private static final String FIND_BY_ID = """
-            SELECT id, fingerprint, status, recovery_point, lease_expires_at, response_status, response_headers,
-                   response_body, resource_type, resource_id, expires_at
-              FROM idempotency_records
-             WHERE id = ?""";
+             WHERE\s""";
     /**
      * Sets the first request's answer when the request answered now is the record's first and its answer is not
      * recorded yet; otherwise keeps what is there. Parameters: the answering request's id, the status, that id again,
@@ -99,10 +93,6 @@ class PostgresIdempotencyStore implements IdempotencyStore {
         this.json = json;
     }
 
-    /**
-     * Inserts the PROCESSING record of work that calls out, under {@code leaseExpiresAt}; {@link ScopeTaken} when the
-     * scope already has one (after waiting for an uncommitted one).
-     */
     @Override
     public ClaimOutcome claim(IdempotentRequest<?> request, String recoveryPoint, Instant now, Instant leaseExpiresAt,
                        Instant expiresAt) {
@@ -118,16 +108,6 @@ class PostgresIdempotencyStore implements IdempotencyStore {
         });
     }
 
-    /**
-     * Inserts the record already finished with {@code response}, and in the same statement the operation's
-     * {@code writes} that make the answer true: the row is written once and never updated, and record and writes are
-     * kept together or not at all. With a {@code precondition}, the same statement first checks that what the plan
-     * relied on still holds, and writes nothing when it does not.
-     *
-     * @param now        when the request reached the engine (the record's creation)
-     * @param answeredAt when the response was decided (the record's completion)
-     * @throws BusinessRefusal when the writes broke a constraint the operation declared a refusal for; nothing is kept
-     */
     @Override
     public ClaimOutcome claimFinished(IdempotentRequest<?> request, IdempotencyRecord.Status status, StoredResponse response,
                                Instant now, Instant answeredAt, Instant expiresAt, ClaimWrites writes,
@@ -187,18 +167,16 @@ class PostgresIdempotencyStore implements IdempotencyStore {
      */
     private ClaimOutcome insertClaim(String statement, boolean answersHeld, Binder binder) {
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement claim = connection.prepareStatement(statement)) {
-            binder.bind(claim);
-            try (ResultSet row = claim.executeQuery()) {
-                if (!row.next()) {
-                    return SCOPE_TAKEN;
-                }
-                long id = row.getLong(1);
-                if (!row.wasNull()) {
-                    return new Inserted(id);
-                }
-                return answersHeld && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
+             PreparedStatement claim = connection.prepareStatement(statement);
+             ResultSet row = bindAndQuery(claim, binder)) {
+            if (!row.next()) {
+                return SCOPE_TAKEN;
             }
+            long id = row.getLong(1);
+            if (!row.wasNull()) {
+                return new Inserted(id);
+            }
+            return answersHeld && !row.getBoolean(2) ? PRECONDITION_FAILED : SCOPE_TAKEN;
         } catch (SQLException e) {
             throw new IllegalStateException("claim failed", e);
         }
@@ -207,40 +185,17 @@ class PostgresIdempotencyStore implements IdempotencyStore {
     /** The record of a scope, read through its unique index. */
     @Override
     public Optional<IdempotencyRecord> findByScope(String userId, String operation, String key) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement find = connection.prepareStatement(FIND_BY_SCOPE)) {
+        return readOne(FIND + "user_id = ? AND operation = ? AND idempotency_key = ?", find -> {
             find.unwrap(PGStatement.class).setPrepareThreshold(0);
             find.setString(1, userId);
             find.setString(2, operation);
             find.setString(3, key);
-            return readOne(find);
-        } catch (SQLException e) {
-            throw new IllegalStateException("record lookup failed", e);
-        }
+        });
     }
 
     @Override
     public Optional<IdempotencyRecord> findById(long recordId) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement find = connection.prepareStatement(FIND_BY_ID)) {
-            find.setLong(1, recordId);
-            return readOne(find);
-        } catch (SQLException e) {
-            throw new IllegalStateException("record lookup failed", e);
-        }
-    }
-
-    private void bindCompletion(PreparedStatement complete, long recordId, IdempotencyRecord.Status status,
-                                StoredResponse response, Instant now, Instant expiresAt, Cause finisher)
-            throws SQLException {
-        complete.setString(1, status.name());
-        bindResponse(complete, 2, response);
-        SqlRows.setInstant(complete, 7, now);
-        SqlRows.setInstant(complete, 8, expiresAt);
-        complete.setString(9, finishedBy(finisher));
-        complete.setString(10, finisher.ref());
-        bindFirstAnswer(complete, 11, answeringRequest(finisher), response.status(), now);
-        complete.setLong(15, recordId);
+        return readOne(FIND + "id = ?", find -> find.setLong(1, recordId));
     }
 
     /** Binds {@link #FIRST_ANSWER}'s four parameters from {@code first} on; a null request sets nothing. */
@@ -275,31 +230,22 @@ class PostgresIdempotencyStore implements IdempotencyStore {
         statement.setString(first + 4, response.resourceId());
     }
 
-    /**
-     * Stores the final response on a record that others may race for, by primary key, only while it is PROCESSING
-     * and still the applier's (held by its lease; for an outsider, unheld); the UPDATE waits for a concurrent change of
-     * the row and checks again after it.
-     *
-     * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
-     * held
-     */
     @Override
     public boolean complete(long recordId, IdempotencyRecord.Status status, StoredResponse response, Instant now,
                      Instant expiresAt, Applier applier, Cause finisher) {
         return update(COMPLETE + conditionOf(applier), statement -> {
-            bindCompletion(statement, recordId, status, response, now, expiresAt, finisher);
+            statement.setString(1, status.name());
+            bindResponse(statement, 2, response);
+            SqlRows.setInstant(statement, 7, now);
+            SqlRows.setInstant(statement, 8, expiresAt);
+            statement.setString(9, finishedBy(finisher));
+            statement.setString(10, finisher.ref());
+            bindFirstAnswer(statement, 11, answeringRequest(finisher), response.status(), now);
+            statement.setLong(15, recordId);
             SqlRows.setInstant(statement, 16, instantOf(applier));
         }) == 1;
     }
 
-    /**
-     * Saves where a PROCESSING record's operation stands, when its lease ends and from when lease recovery may take it
-     * (null: unchanged), under the same condition as {@link #complete}; with {@code answer}, the status the caller
-     * answers its client now (an interim 202), kept as the first answer when the caller is the record's first request.
-     *
-     * @return false when the record was not changed: finished or gone, taken over from its holder, or, for an outsider,
-     * held
-     */
     @Override
     public boolean checkpoint(long recordId, Checkpoint checkpoint, Instant leaseExpiresAt, Instant recoverAfter,
                            Applier applier, Cause caller, Integer answer, Instant now) {
@@ -412,8 +358,10 @@ class PostgresIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private Optional<IdempotencyRecord> readOne(PreparedStatement find) throws SQLException {
-        try (ResultSet row = find.executeQuery()) {
+    private Optional<IdempotencyRecord> readOne(String statement, Binder binder) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement find = connection.prepareStatement(statement);
+             ResultSet row = bindAndQuery(find, binder)) {
             if (!row.next()) {
                 return Optional.empty();
             }
@@ -425,7 +373,14 @@ class PostgresIdempotencyStore implements IdempotencyStore {
             return Optional.of(new IdempotencyRecord(row.getLong("id"), row.getString("fingerprint"), status,
                     row.getString("recovery_point"), SqlRows.instant(row, "lease_expires_at"), response,
                     SqlRows.instant(row, "expires_at")));
+        } catch (SQLException e) {
+            throw new IllegalStateException("record lookup failed", e);
         }
+    }
+
+    private static ResultSet bindAndQuery(PreparedStatement statement, Binder binder) throws SQLException {
+        binder.bind(statement);
+        return statement.executeQuery();
     }
 
     private String toJson(Map<String, String> headers) {

@@ -68,13 +68,9 @@ public class RequestLog {
         batches.append(new Entry(recordId, requestIds.id(), requestIds.clientId(), receivedAt, outcome, httpStatus));
     }
 
+    /** Writes everything appended so far; on failure the batch stays in memory for the next flush. */
     @Scheduled(identity = "idempotency-request-log", every = "${onceguard.idempotency.request-log.flush-every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void scheduled() {
-        flush();
-    }
-
-    /** Writes everything appended so far; on failure the batch stays in memory for the next flush. */
     public void flush() {
         batches.flush();
     }

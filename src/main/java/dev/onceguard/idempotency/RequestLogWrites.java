@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The request log's batch writes in PostgreSQL. Plain JDBC rather than {@link dev.onceguard.platform.SqlRows}: the
@@ -39,15 +40,15 @@ class RequestLogWrites {
      * first takes a transaction-level advisory lock per bounded record, keyed by its id (the service's only advisory
      * locks), in id order; a row lock would also hold up the record's own writes, such as a payment's next phase.
      */
-    void append(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays,
-                          List<RequestLog.Bounded> bounded, int keptPerEnd) {
+    void append(List<RequestLog.Entry> entries, List<RequestLog.Replays> replays, List<RequestLog.Bounded> bounded,
+                int keptPerEnd) {
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement settings = connection.prepareStatement("""
                     SELECT set_config('synchronous_commit', 'off', true), set_config('enable_seqscan', 'off', true),
                            set_config('enable_bitmapscan', 'off', true)""")) {
                 settings.executeQuery().close();
             }
-            Array boundedIds = array(connection, "bigint", bounded.stream().map(RequestLog.Bounded::recordId).toArray());
+            Array boundedIds = array(connection, "bigint", bounded, RequestLog.Bounded::recordId);
             if (!bounded.isEmpty()) {
                 try (PreparedStatement lock = connection.prepareStatement("""
                         SELECT pg_advisory_xact_lock(b.id) FROM unnest(?::bigint[]) AS b(id) ORDER BY b.id""")) {
@@ -62,14 +63,12 @@ class RequestLogWrites {
                       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::int[])
                            AS e(record_id, request_id, client_request_id, received_at, outcome, http_status)
                      WHERE EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = e.record_id)""")) {
-                append.setArray(1, array(connection, "bigint", entries.stream().map(RequestLog.Entry::recordId).toArray()));
-                append.setArray(2, array(connection, "text", entries.stream().map(RequestLog.Entry::requestId).toArray()));
-                append.setArray(3, array(connection, "text",
-                        entries.stream().map(RequestLog.Entry::clientRequestId).toArray()));
-                append.setArray(4, array(connection, "timestamptz",
-                        entries.stream().map(e -> e.receivedAt().toString()).toArray()));
-                append.setArray(5, array(connection, "text", entries.stream().map(e -> e.outcome().name()).toArray()));
-                append.setArray(6, array(connection, "integer", entries.stream().map(RequestLog.Entry::httpStatus).toArray()));
+                append.setArray(1, array(connection, "bigint", entries, RequestLog.Entry::recordId));
+                append.setArray(2, array(connection, "text", entries, RequestLog.Entry::requestId));
+                append.setArray(3, array(connection, "text", entries, RequestLog.Entry::clientRequestId));
+                append.setArray(4, array(connection, "timestamptz", entries, e -> e.receivedAt().toString()));
+                append.setArray(5, array(connection, "text", entries, e -> e.outcome().name()));
+                append.setArray(6, array(connection, "integer", entries, RequestLog.Entry::httpStatus));
                 append.executeUpdate();
             }
             if (!replays.isEmpty()) {
@@ -79,10 +78,9 @@ class RequestLogWrites {
                                last_replayed_at = GREATEST(r.last_replayed_at, c.last_at)
                           FROM unnest(?::bigint[], ?::int[], ?::timestamptz[]) AS c(id, replays, last_at)
                          WHERE r.id = c.id""")) {
-                    count.setArray(1, array(connection, "bigint", replays.stream().map(RequestLog.Replays::recordId).toArray()));
-                    count.setArray(2, array(connection, "integer", replays.stream().map(RequestLog.Replays::count).toArray()));
-                    count.setArray(3, array(connection, "timestamptz",
-                            replays.stream().map(r -> r.lastAt().toString()).toArray()));
+                    count.setArray(1, array(connection, "bigint", replays, RequestLog.Replays::recordId));
+                    count.setArray(2, array(connection, "integer", replays, RequestLog.Replays::count));
+                    count.setArray(3, array(connection, "timestamptz", replays, r -> r.lastAt().toString()));
                     count.executeUpdate();
                 }
             }
@@ -105,7 +103,7 @@ class RequestLogWrites {
                                                OFFSET ? LIMIT b.added) AS surplus
                      WHERE l.id = surplus.id""")) {
                 prune.setArray(1, boundedIds);
-                prune.setArray(2, array(connection, "integer", bounded.stream().map(RequestLog.Bounded::rows).toArray()));
+                prune.setArray(2, array(connection, "integer", bounded, RequestLog.Bounded::rows));
                 prune.setInt(3, keptPerEnd - 1);
                 prune.setInt(4, keptPerEnd);
                 prune.executeUpdate();
@@ -115,7 +113,9 @@ class RequestLogWrites {
         }
     }
 
-    private static Array array(Connection connection, String type, Object[] values) throws SQLException {
-        return connection.createArrayOf(type, values);
+    /** One column of {@code rows} as an SQL array of {@code type}. */
+    private static <R> Array array(Connection connection, String type, List<R> rows, Function<R, Object> column)
+            throws SQLException {
+        return connection.createArrayOf(type, rows.stream().map(column).toArray());
     }
 }

@@ -22,24 +22,22 @@ public class StoredResponses {
         this.json = json;
     }
 
-    /** A problem as a storable response. */
     public StoredResponse problem(Problem problem, Map<String, String> extraHeaders) {
-        Map<String, String> headers = new HashMap<>(extraHeaders);
-        headers.put(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
-        return new StoredResponse(problem.status(), headers, toBytes(problem), null, null);
+        return stored(problem.status(), Problem.MEDIA_TYPE, problem, extraHeaders, null, null);
     }
 
     /** A JSON body as a storable response, naming the resource it produced. */
     public StoredResponse json(int status, Object body, Map<String, String> extraHeaders, String resourceType,
                                String resourceId) {
-        Map<String, String> headers = new HashMap<>(extraHeaders);
-        headers.put(HttpHeaders.CONTENT_TYPE, "application/json");
-        return new StoredResponse(status, headers, toBytes(body), resourceType, resourceId);
+        return stored(status, "application/json", body, extraHeaders, resourceType, resourceId);
     }
 
-    private byte[] toBytes(Object body) {
+    private StoredResponse stored(int status, String contentType, Object body, Map<String, String> extraHeaders,
+                                  String resourceType, String resourceId) {
+        Map<String, String> headers = new HashMap<>(extraHeaders);
+        headers.put(HttpHeaders.CONTENT_TYPE, contentType);
         try {
-            return json.writeValueAsBytes(body);
+            return new StoredResponse(status, headers, json.writeValueAsBytes(body), resourceType, resourceId);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("response body not serializable", e);
         }

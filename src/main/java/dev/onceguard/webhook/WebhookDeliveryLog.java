@@ -12,6 +12,7 @@ import org.eclipse.microprofile.context.ManagedExecutor;
 import org.eclipse.microprofile.context.ThreadContext;
 
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,12 +34,7 @@ public class WebhookDeliveryLog {
     record Delivery(String provider, String eventId, Instant at, String outcome, int httpStatus, boolean counted) {
     }
 
-    private record Event(String provider, String eventId) implements Comparable<Event> {
-        @Override
-        public int compareTo(Event other) {
-            int byProvider = provider.compareTo(other.provider);
-            return byProvider != 0 ? byProvider : eventId.compareTo(other.eventId);
-        }
+    private record Event(String provider, String eventId) {
     }
 
     private record Redeliveries(int count, Instant lastAt) {
@@ -73,18 +69,13 @@ public class WebhookDeliveryLog {
         }
     }
 
-    /** Adds a delivery to the next batch. */
     void append(Delivery delivery) {
         batches.append(delivery);
     }
 
+    /** Writes everything appended so far in one transaction; on failure the batch stays for the next flush. */
     @Scheduled(identity = "webhook-delivery-log", every = "${onceguard.webhooks.delivery-log.flush-every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void scheduled() {
-        flush();
-    }
-
-    /** Writes everything appended so far in one transaction; on failure the batch stays for the next flush. */
     void flush() {
         batches.flush();
     }
@@ -96,7 +87,8 @@ public class WebhookDeliveryLog {
      * anyway.
      */
     private void write(List<Delivery> batch) {
-        Map<Event, Redeliveries> counts = new TreeMap<>();
+        Map<Event, Redeliveries> counts = new TreeMap<>(
+                Comparator.comparing(Event::provider).thenComparing(Event::eventId));
         for (Delivery delivery : batch) {
             if (delivery.counted()) {
                 counts.merge(new Event(delivery.provider(), delivery.eventId()), new Redeliveries(1, delivery.at()),

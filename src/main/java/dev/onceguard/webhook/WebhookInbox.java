@@ -265,9 +265,7 @@ public class WebhookInbox {
             decidedAt = Instant.now();
             id = inserted.get(0);
         }
-        Decision decision = apply(provider, event, Cause.webhook(event.eventId()));
-        finish(id, decision);
-        metrics.countEvent(provider, decision.outcome());
+        Decision decision = applyAndFinish(id, provider, event, Cause.webhook(event.eventId()));
         return new Received(decision.outcome(), decision.outcome().name(), redelivered, decidedAt);
     }
 
@@ -299,9 +297,7 @@ public class WebhookInbox {
     private DeliveryOutcome reapply(Claimed claimed, Cause cause) {
         ProviderEvent event = storedEvent(claimed);
         limitLockWaits();
-        Decision decision = apply(claimed.provider(), event, cause);
-        finish(claimed.id(), decision);
-        metrics.countEvent(claimed.provider(), decision.outcome());
+        Decision decision = applyAndFinish(claimed.id(), claimed.provider(), event, cause);
         LOG.infof("webhook inbox event %d (%s %s) reprocessed: %s", claimed.id(), claimed.provider(), event.eventId(),
                 decision.outcome().label());
         return decision.outcome();
@@ -335,9 +331,7 @@ public class WebhookInbox {
         }
         for (Claimed claimed : parked) {
             ProviderEvent event = storedEvent(claimed);
-            Decision decision = apply(claimed.provider(), event, Cause.webhook(event.eventId()));
-            finish(claimed.id(), decision);
-            metrics.countEvent(claimed.provider(), decision.outcome());
+            Decision decision = applyAndFinish(claimed.id(), claimed.provider(), event, Cause.webhook(event.eventId()));
             LOG.infof("parked webhook event %s (%s) applied to payment %s: %s", event.eventId(), event.type(),
                     learned.paymentId(), decision.outcome().label());
         }
@@ -396,24 +390,12 @@ public class WebhookInbox {
      * whose {@code order_id} must agree).
      */
     private Optional<Payment> match(String provider, ProviderEvent event) {
-        if (event.providerPaymentId() != null) {
-            Optional<Payment> byProviderId = rows.findByProviderPayment(provider, event.providerPaymentId());
-            if (byProviderId.isPresent()) {
-                return byProviderId;
-            }
-        }
-        if (event.providerIdempotencyKey() != null) {
-            Optional<Payment> byKey = rows.findByProviderKey(provider, event.providerIdempotencyKey());
-            if (byKey.isPresent()) {
-                return byKey;
-            }
-        }
-        if (event.paymentId() != null) {
-            return rows.find(event.paymentId())
-                    .filter(p -> p.provider().equals(provider))
-                    .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId()));
-        }
-        return Optional.empty();
+        return Optional.ofNullable(event.providerPaymentId()).flatMap(id -> rows.findByProviderPayment(provider, id))
+                .or(() -> Optional.ofNullable(event.providerIdempotencyKey())
+                        .flatMap(key -> rows.findByProviderKey(provider, key)))
+                .or(() -> Optional.ofNullable(event.paymentId()).flatMap(rows::find)
+                        .filter(p -> p.provider().equals(provider))
+                        .filter(p -> event.orderId() == null || event.orderId().equals(p.orderId())));
     }
 
     /** Why the event cannot be about this payment, if it cannot. */
@@ -438,11 +420,15 @@ public class WebhookInbox {
         return amount.setScale(Math.max(2, amount.scale()), RoundingMode.UNNECESSARY).toPlainString() + " " + currency;
     }
 
-    private void finish(long id, Decision decision) {
+    /** Applies the event held in inbox row {@code id} and stores, and counts, what was decided. */
+    private Decision applyAndFinish(long id, String provider, ProviderEvent event, Cause cause) {
+        Decision decision = apply(provider, event, cause);
         boolean decided = decision.outcome() != DeliveryOutcome.PENDING_MATCH;
         sql.update("UPDATE webhook_inbox SET status = ?, reason = ?, last_error = NULL, payment_id = ?,"
                         + " processed_at = CAST(? AS timestamptz) WHERE id = ?",
                 decision.outcome().name(), decision.reason(), decision.paymentId(), decided ? Timestamps.now() : null, id);
+        metrics.countEvent(provider, decision.outcome());
+        return decision;
     }
 
     /**

@@ -68,20 +68,18 @@ public class WebhookMetrics {
     }
 
     private Delivered delivered(String provider, DeliveryOutcome outcome) {
-        return new Delivered(counter(provider, outcome), "webhooks." + provider + "." + outcome.label());
-    }
-
-    private Counter counter(String provider, DeliveryOutcome outcome) {
-        return Counter.builder("onceguard.webhook.deliveries")
-                .description("Webhook deliveries by provider and outcome")
-                .tag("provider", provider)
-                .tag("outcome", outcome.label())
-                .register(registry);
+        return new Delivered(counter("onceguard.webhook.deliveries", "Webhook deliveries by provider and outcome",
+                provider, outcome), "webhooks." + provider + "." + outcome.label());
     }
 
     private Counter eventCounter(String provider, DeliveryOutcome outcome) {
-        return Counter.builder("onceguard.webhook.events")
-                .description("Webhook events by provider and what was decided about them")
+        return counter("onceguard.webhook.events", "Webhook events by provider and what was decided about them",
+                provider, outcome);
+    }
+
+    private Counter counter(String name, String description, String provider, DeliveryOutcome outcome) {
+        return Counter.builder(name)
+                .description(description)
                 .tag("provider", provider)
                 .tag("outcome", outcome.label())
                 .register(registry);

@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -73,17 +74,13 @@ public class WebhookResource {
         try {
             provider.verifySource(source);
         } catch (WebhookRejected e) {
-            metrics.count(provider.name(), DeliveryOutcome.REJECTED_SIGNATURE);
-            LOG.warnf("webhook %s rejected: %s", provider.name(), e.getMessage());
-            throw new ProblemException(Problem.of(401, "WEBHOOK_SOURCE_NOT_ALLOWED", "Webhook source not allowed",
+            throw unauthentic(provider, e, Problem.of(401, "WEBHOOK_SOURCE_NOT_ALLOWED", "Webhook source not allowed",
                     "This provider's notifications are accepted only from its own networks."));
         }
         try {
             provider.verifyWebhook(bytes, lowerCaseHeaders(http));
         } catch (WebhookRejected e) {
-            metrics.count(provider.name(), DeliveryOutcome.REJECTED_SIGNATURE);
-            LOG.warnf("webhook %s rejected: %s", provider.name(), e.getMessage());
-            throw new ProblemException(Problem.of(401, "WEBHOOK_SIGNATURE_INVALID", "Webhook signature invalid",
+            throw unauthentic(provider, e, Problem.of(401, "WEBHOOK_SIGNATURE_INVALID", "Webhook signature invalid",
                     "The delivery is not authentic or too old: " + e.getMessage()));
         }
         // An authentic body that is not JSON is MALFORMED_JSON, one with a string PostgreSQL cannot store is
@@ -104,10 +101,16 @@ public class WebhookResource {
         return new Answer(outcome.label());
     }
 
+    private ProblemException unauthentic(PaymentProvider provider, WebhookRejected rejected, Problem problem) {
+        metrics.count(provider.name(), DeliveryOutcome.REJECTED_SIGNATURE);
+        LOG.warnf("webhook %s rejected: %s", provider.name(), rejected.getMessage());
+        return new ProblemException(problem);
+    }
+
     /** A notification the provider's API did not confirm: kept as FAILED, for the provider's next delivery of it. */
     private Answer keptUnconfirmed(PaymentProvider provider, ReadBackFailed failure) {
         ProviderEvent hint = failure.hint();
-        if (tooLong(hint.eventId()) || tooLong(hint.type()) || tooLong(hint.providerPaymentId())) {
+        if (namesTooLong(hint)) {
             throw new ProblemException(Problem.of(400, "WEBHOOK_EVENT_INVALID", "Webhook event invalid",
                     "The event could not be read: its id, type or payment id is longer than " + MAX_ID_LENGTH
                             + " characters"));
@@ -135,7 +138,7 @@ public class WebhookResource {
             if (event.eventId() == null || event.eventId().isBlank() || event.type() == null) {
                 throw new WebhookRejected("the event has no id or no type");
             }
-            if (tooLong(event.eventId()) || tooLong(event.type()) || tooLong(event.providerPaymentId())) {
+            if (namesTooLong(event)) {
                 throw new WebhookRejected("the event's id, type or payment id is longer than " + MAX_ID_LENGTH + " characters");
             }
             return event;
@@ -146,8 +149,9 @@ public class WebhookResource {
         }
     }
 
-    private static boolean tooLong(String id) {
-        return id != null && id.length() > MAX_ID_LENGTH;
+    private static boolean namesTooLong(ProviderEvent event) {
+        return Stream.of(event.eventId(), event.type(), event.providerPaymentId())
+                .anyMatch(id -> id != null && id.length() > MAX_ID_LENGTH);
     }
 
     private static Map<String, String> lowerCaseHeaders(HttpServerRequest http) {
