@@ -172,6 +172,11 @@ public class ProviderCallMetrics {
         }
 
         @Override
+        public boolean readsBack() {
+            return adapter.readsBack();
+        }
+
+        @Override
         public ProviderEvent parseEvent(JsonNode event) throws WebhookRejected {
             return adapter.parseEvent(event);
         }

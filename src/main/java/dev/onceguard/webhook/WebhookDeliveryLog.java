@@ -69,6 +69,11 @@ public class WebhookDeliveryLog {
         }
     }
 
+    /** Whether a delivery only appends to memory, written later in a batch. */
+    boolean batched() {
+        return batchesByTime;
+    }
+
     void append(Delivery delivery) {
         batches.append(delivery);
     }

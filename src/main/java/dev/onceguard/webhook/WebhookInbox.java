@@ -136,6 +136,19 @@ public class WebhookInbox {
         return answered(provider, event, received.outcome(), received.redelivered(), received.decidedAt());
     }
 
+    /**
+     * A delivery of an event this replica has seen settled, answered {@link DeliveryOutcome#DUPLICATE} from memory
+     * without waiting for anything; empty when the database must answer, or when the delivery log writes each
+     * delivery as it comes (the test profile), which waits for the database.
+     */
+    public Optional<DeliveryOutcome> duplicateFromMemory(String provider, ProviderEvent event) {
+        if (!deliveries.batched() || !finished.contains(provider, event.eventId())) {
+            return Optional.empty();
+        }
+        LogContext.put(LogContext.PROVIDER_EVENT_ID, event.eventId());
+        return Optional.of(answered(provider, event, DeliveryOutcome.DUPLICATE, true, Instant.now()));
+    }
+
     private DeliveryOutcome answered(String provider, ProviderEvent event, DeliveryOutcome outcome, boolean redelivered,
                                      Instant decidedAt) {
         metrics.count(provider, outcome);

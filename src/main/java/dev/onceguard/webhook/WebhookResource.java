@@ -11,7 +11,9 @@ import dev.onceguard.platform.JsonRequests;
 import dev.onceguard.platform.Problem;
 import dev.onceguard.platform.ProblemException;
 import dev.onceguard.platform.RequestLimits;
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.mutiny.core.Vertx;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -25,6 +27,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -60,10 +63,15 @@ public class WebhookResource {
         this.json = json;
     }
 
+    /**
+     * Called on the event loop that read the body. The checks and the reading of the event wait for nothing, and a
+     * duplicate of an event this replica has seen settled is answered right there; everything else (a provider's
+     * read-back, the inbox's statements) runs on a worker in the request's Vert.x context.
+     */
     @POST
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Answer deliver(@PathParam("provider") String name, @Context HttpServerRequest http, byte[] body) {
+    public Uni<Answer> deliver(@PathParam("provider") String name, @Context HttpServerRequest http, byte[] body) {
         PaymentProvider provider = providers.named(name).orElseThrow(() -> new ProblemException(Problem.of(404,
                 "PROVIDER_NOT_FOUND", "Unknown payment provider", "No enabled payment provider has this name.")));
         byte[] bytes = body == null ? new byte[0] : body;
@@ -86,13 +94,30 @@ public class WebhookResource {
         // An authentic body that is not JSON is MALFORMED_JSON, one with a string PostgreSQL cannot store is
         // VALIDATION_FAILED; only then is it read as the provider's event, from this one reading of it.
         JsonNode tree = json.tree(bytes);
+        if (provider.readsBack()) {
+            return onAWorker(() -> readBackAndReceive(provider, bytes, source));
+        }
+        ProviderEvent event = read(provider, tree);
+        return inbox.duplicateFromMemory(provider.name(), event)
+                .map(duplicate -> Uni.createFrom().item(new Answer(duplicate.label())))
+                .orElseGet(() -> onAWorker(() -> received(provider, event, bytes)));
+    }
+
+    private static Uni<Answer> onAWorker(Callable<Answer> delivery) {
+        return Vertx.currentContext().executeBlocking(delivery, false);
+    }
+
+    private Answer readBackAndReceive(PaymentProvider provider, byte[] bytes, String source) {
         byte[] kept;
         try {
             kept = provider.readBack(bytes, source);
         } catch (ReadBackFailed e) {
             return keptUnconfirmed(provider, e);
         }
-        ProviderEvent event = read(provider, kept == bytes ? tree : keptTree(provider, kept));
+        return received(provider, read(provider, keptTree(provider, kept)), kept);
+    }
+
+    private Answer received(PaymentProvider provider, ProviderEvent event, byte[] kept) {
         DeliveryOutcome outcome = inbox.receive(provider.name(), event, kept);
         if (outcome == DeliveryOutcome.FAILED) {
             throw new ProblemException(Problem.of(500, "WEBHOOK_PROCESSING_FAILED", "Webhook processing failed",

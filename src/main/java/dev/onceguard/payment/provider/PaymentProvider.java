@@ -88,6 +88,11 @@ public interface PaymentProvider {
         return body;
     }
 
+    /** Whether {@link #readBack} asks the provider's API (and so may wait), rather than keep the body as received. */
+    default boolean readsBack() {
+        return false;
+    }
+
     /**
      * Reads an authentic delivery (what {@link #readBack} kept, already read as JSON by the caller, which reads each
      * body once) into the facts onceguard acts on.

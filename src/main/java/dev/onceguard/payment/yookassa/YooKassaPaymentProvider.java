@@ -243,6 +243,11 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         }
     }
 
+    @Override
+    public boolean readsBack() {
+        return true;
+    }
+
     /**
      * Reads the notification's object (a payment or a refund) back through the API and keeps {@code {"notification",
      * "sourceAddress", "readBack"}}, the read-back reduced to the {@link #PINNED_FIELDS} of a payment or the
