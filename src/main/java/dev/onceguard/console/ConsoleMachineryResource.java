@@ -68,8 +68,8 @@ public class ConsoleMachineryResource {
         static native TemplateInstance outbox(OutboxBacklog.Shown shown, OutboxBacklog.Counts counts,
                                               KeysetPage<OutboxBacklog.Event> page, Pager pager, AdminNotice.Shown notice);
 
-        static native TemplateInstance jobs(String job, List<JobHistory.Summary> summaries, KeysetPage<JobHistory.Run> page,
-                                            Pager pager, AdminNotice.Shown notice);
+        static native TemplateInstance jobs(String job, List<JobSwitches.LastRun> lastRuns,
+                                            KeysetPage<JobHistory.Run> page, Pager pager, AdminNotice.Shown notice);
 
         static native TemplateInstance conflicts(KeyConflicts.Filter filter, KeysetPage<KeyConflicts.Conflict> page, Pager pager);
 
@@ -212,7 +212,7 @@ public class ConsoleMachineryResource {
                          @QueryParam("format") String format) {
         String shown = JobHistory.job(job);
         return HtmlResponses.list(after, format, "job-runs", JobHistory.CSV, at -> history.list(shown, at),
-                (page, pager) -> Templates.jobs(shown, history.summaries(), page, pager,
+                (page, pager) -> Templates.jobs(shown, jobSwitches.lastRuns(), page, pager,
                         AdminNotice.of(notice, target).orElse(null)), "/console/jobs", "job", shown);
     }
 

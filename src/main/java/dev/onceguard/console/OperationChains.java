@@ -134,7 +134,7 @@ public class OperationChains {
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
-        RecoveryJobs jobs = new RecoveryJobs(jobSwitches.recoveryWarnings());
+        JobSwitches.RecoveryJobs jobs = new JobSwitches.RecoveryJobs(jobSwitches.recoveryWarnings());
         PaymentStory story = storyOf(record, payments, transitions, charges, jobs, now);
         Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
                 record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
@@ -222,7 +222,7 @@ public class OperationChains {
 
     /** A payment operation's story; null for other operations, or before the payment exists. */
     private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions, int charges,
-                                 RecoveryJobs jobs, Instant now) {
+                                 JobSwitches.RecoveryJobs jobs, Instant now) {
         if (!PaymentService.OPERATION.equals(record.operation()) || !"payment".equals(record.resourceType())) {
             return null;
         }

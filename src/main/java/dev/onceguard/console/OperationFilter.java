@@ -56,11 +56,6 @@ public record OperationFilter(String key, String user, String order, String stat
                 blankToNull(from), blankToNull(to), fromTime, toTime, Cursor.parse(after).orElse(null), List.copyOf(problems));
     }
 
-    /** Every field absent: the newest records of all users. */
-    public static OperationFilter none() {
-        return parse(null, null, null, null, null, null, null, null);
-    }
-
     OperationFilter at(Cursor position) {
         return new OperationFilter(key, user, order, status, operation, fromText, toText, from, to, position, problems);
     }
