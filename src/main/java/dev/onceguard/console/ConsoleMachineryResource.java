@@ -111,7 +111,7 @@ public class ConsoleMachineryResource {
                           @QueryParam("target") String target, @QueryParam("format") String format) {
         return HtmlResponses.list(after, format, "stuck", StuckOperations.CSV, stuck::list,
                 (page, pager) -> Templates.stuck(page, stuck.count(), pager,
-                        AdminNotice.of(notice, target).orElse(null), jobSwitches.recoveryWarnings()), "/console/stuck");
+                        AdminNotice.of(notice, target), jobSwitches.recoveryWarnings()), "/console/stuck");
     }
 
     @POST
@@ -151,7 +151,7 @@ public class ConsoleMachineryResource {
                         providers.add(filter.provider());
                     }
                     return Templates.webhooks(filter, providers, events.summary(), page, pager,
-                            AdminNotice.of(notice, target).orElse(null));
+                            AdminNotice.of(notice, target));
                 }, "/console/webhooks", "status", filter.status(), "provider", filter.provider());
     }
 
@@ -187,7 +187,7 @@ public class ConsoleMachineryResource {
         OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
         return HtmlResponses.list(after, format, "outbox-" + shown.name().toLowerCase(Locale.ROOT), OutboxBacklog.CSV,
                 at -> backlog.list(shown, at), (page, pager) -> Templates.outbox(shown, backlog.counts(), page, pager,
-                        AdminNotice.of(notice, target).orElse(null)), "/console/outbox", "status", shown.name());
+                        AdminNotice.of(notice, target)), "/console/outbox", "status", shown.name());
     }
 
     @POST
@@ -213,7 +213,7 @@ public class ConsoleMachineryResource {
         String shown = JobHistory.job(job);
         return HtmlResponses.list(after, format, "job-runs", JobHistory.CSV, at -> history.list(shown, at),
                 (page, pager) -> Templates.jobs(shown, jobSwitches.lastRuns(), page, pager,
-                        AdminNotice.of(notice, target).orElse(null)), "/console/jobs", "job", shown);
+                        AdminNotice.of(notice, target)), "/console/jobs", "job", shown);
     }
 
     @POST

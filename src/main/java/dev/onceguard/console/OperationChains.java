@@ -81,7 +81,20 @@ public class OperationChains {
     }
 
     public Optional<OperationChain> load(long recordId) {
-        return keyRecord(recordId).map(this::chainOf);
+        return records.record(recordId, row -> {
+            JsonNode problem = problemOf(row);
+            return new KeyRecord(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
+                    row.getString("operation"), row.getString("status"), row.getString("fingerprint"),
+                    row.getString("recovery_point"), instant(row, "lease_expires_at"),
+                    nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
+                    row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
+                    row.getString("client_request_id"), row.getInt("replay_count"), instant(row, "last_replayed_at"),
+                    instant(row, "created_at"), instant(row, "completed_at"), instant(row, "expires_at"),
+                    new RecordEnding(row.getBoolean("ending_recorded"), row.getString("finished_by"),
+                            row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
+                            instant(row, "first_answered_at"), row.getString("request_id"),
+                            instant(row, "created_at"), instant(row, "completed_at")));
+        }).map(this::chainOf);
     }
 
     /**
@@ -145,24 +158,6 @@ public class OperationChains {
                 outboxEvents, effects, sameCart, story);
         return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,
                 effects, onSameOrder, verdict, timeline);
-    }
-
-    private Optional<KeyRecord> keyRecord(long recordId) {
-        return records.record(recordId,
-                row -> {
-                    JsonNode problem = problemOf(row);
-                    return new KeyRecord(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
-                            row.getString("operation"), row.getString("status"), row.getString("fingerprint"),
-                            row.getString("recovery_point"), instant(row, "lease_expires_at"),
-                            nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
-                            row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
-                            row.getString("client_request_id"), row.getInt("replay_count"), instant(row, "last_replayed_at"), instant(row, "created_at"),
-                            instant(row, "completed_at"), instant(row, "expires_at"),
-                            new RecordEnding(row.getBoolean("ending_recorded"), row.getString("finished_by"),
-                                    row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
-                                    instant(row, "first_answered_at"), row.getString("request_id"),
-                                    instant(row, "created_at"), instant(row, "completed_at")));
-                });
     }
 
     /** The stored answer's problem body, when the answer is a refusal; null otherwise. */
@@ -338,15 +333,14 @@ public class OperationChains {
         return fingerprint.substring(0, Math.min(12, fingerprint.length())) + "…";
     }
 
-    private static TimelineEntry finished(KeyRecord record, String title) {
-        return new TimelineEntry(record.completedAt(), title, "The record became " + record.status()
-                + "; every retry with this key from now on gets this stored answer.", record.ending().finisherHref());
-    }
-
-    /** " by lease recovery (run 41)", or nothing when the record does not say (finished before it was kept). */
-    private static String finishedByText(RecordEnding ending) {
-        return ending.known() && ending.finishedBy() != null ? " by " + ending.finisherText()
+    /** "Operation finished by lease recovery (run 41): stored answer 201"; no "by" when that was not kept yet. */
+    private static TimelineEntry finished(KeyRecord record, String storedAnswer) {
+        RecordEnding ending = record.ending();
+        String by = ending.known() && ending.finishedBy() != null ? " by " + ending.finisherText()
                 : ending.recorded() ? "" : " (what finished it was not recorded then)";
+        return new TimelineEntry(record.completedAt(), "Operation finished" + by + ": stored answer " + storedAnswer,
+                "The record became " + record.status() + "; every retry with this key from now on gets this stored "
+                        + "answer.", ending.finisherHref());
     }
 
     private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
@@ -360,16 +354,14 @@ public class OperationChains {
         if (story != null) {
             entries.addAll(story.answers());
             if (record.completedAt() != null) {
-                entries.add(finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
-                        + record.responseStatus()));
+                entries.add(finished(record, String.valueOf(record.responseStatus())));
             }
         } else if (record.completedAt() != null) {
+            String answer = record.responseStatus() + (record.refusalCode() == null ? "" : " " + record.refusalCode());
             entries.add(record.ending().byItsOwnAnswer()
-                    ? new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
-                    + (record.refusalCode() == null ? "" : " " + record.refusalCode()),
+                    ? new TimelineEntry(record.completedAt(), "Answered " + answer,
                     "The record became " + record.status() + "; every retry with this key gets this stored answer.", null)
-                    : finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
-                    + record.responseStatus() + (record.refusalCode() == null ? "" : " " + record.refusalCode())));
+                    : finished(record, answer));
             if (record.ending().firstRequestUnanswered()) {
                 entries.add(new TimelineEntry(record.createdAt(), "Request " + record.requestId()
                         + (record.clientRequestId() == null ? "" : " (the client's " + record.clientRequestId() + ")")

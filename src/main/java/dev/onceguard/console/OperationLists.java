@@ -79,8 +79,7 @@ public class OperationLists {
         }
 
         public String outcomeText() {
-            return "CONFLICT".equals(outcome) ? "refused: key reused with another payload"
-                    : "refused: the first request was still running";
+            return new RequestHistory.Request(requestId, clientRequestId, at, outcome, httpStatus).outcomeText();
         }
     }
 
