@@ -143,7 +143,7 @@ public class OperationChains {
         List<Transition> transitions = orderId == null ? List.of() : transitions(orderId, payments, webhookEvents);
         List<OutboxEvent> outboxEvents = orderId == null ? List.of() : outboxEvents(orderId);
         List<Effect> effects = orderId == null ? List.of() : effects(orderId);
-        List<OperationRow> onSameOrder = orderId == null ? List.of() : onSameOrder(record.id(), orderId, payments);
+        List<OperationRow> onSameOrder = orderId == null ? List.of() : onSameOrder(record.id(), orderId);
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
@@ -308,13 +308,9 @@ public class OperationChains {
     }
 
     /** The other records whose resource is this order or one of its payments, such as the payments' own keys. */
-    private List<OperationRow> onSameOrder(long recordId, String orderId, List<Payment> payments) {
-        Long[] named = reads.list("""
-                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
-                        UNION ALL
-                        SELECT idempotency_record_id FROM payments WHERE payment_id = ANY(?) AND idempotency_record_id IS NOT NULL""",
-                row -> row.getLong(1), orderId, paymentIds(payments)).toArray(Long[]::new);
-        return records.summaries(named, recordId, RELATED_SHOWN, OperationRow::of);
+    private List<OperationRow> onSameOrder(long recordId, String orderId) {
+        return records.summaries(OperationLists.recordsOfOrder(reads, orderId), recordId, RELATED_SHOWN,
+                OperationRow::of);
     }
 
     /** The nearest records of the same user, operation and fingerprint under other keys, on each side in time. */

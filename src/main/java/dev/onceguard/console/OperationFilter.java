@@ -69,14 +69,6 @@ public record OperationFilter(String key, String user, String order, String stat
                 || from != null || to != null;
     }
 
-    public boolean isStatus(String value) {
-        return value.equals(status);
-    }
-
-    public boolean isOperation(String value) {
-        return value.equals(operation);
-    }
-
     public List<String> statuses() {
         return STATUSES;
     }

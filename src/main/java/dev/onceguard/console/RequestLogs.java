@@ -64,10 +64,6 @@ public class RequestLogs {
                     toText, toText == null ? null : OperationFilter.filterTime("to", toText));
         }
 
-        public boolean isOutcome(String value) {
-            return value.equals(outcome);
-        }
-
         public List<String> outcomes() {
             return OUTCOMES;
         }
