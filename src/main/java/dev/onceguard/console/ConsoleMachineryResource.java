@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The machinery pages, each with its admin actions:
@@ -146,7 +145,7 @@ public class ConsoleMachineryResource {
         InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
         return HtmlResponses.list(after, format, "webhook-events", InboxEvents.CSV, at -> events.list(filter, at),
                 (page, pager) -> {
-                    Set<String> providers = new TreeSet<>(events.providers());
+                    Set<String> providers = events.providers();
                     if (filter.provider() != null) {
                         providers.add(filter.provider());
                     }

@@ -2,7 +2,6 @@ package dev.onceguard.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.onceguard.console.OperationChain.Conflict;
 import dev.onceguard.console.OperationChain.Effect;
 import dev.onceguard.console.OperationChain.Item;
 import dev.onceguard.console.OperationChain.KeyRecord;
@@ -47,15 +46,8 @@ public class OperationChains {
     private static final int RELATED_SHOWN = 50;
     private static final String LICENSE = "license";
 
-    public record Operation(OperationChain chain, RequestHistory history) {
-
-        public String href() {
-            return ConsoleLinks.operation(chain.record().id());
-        }
-    }
-
     /** @param operations worst verdict first, then oldest first; never empty (the order's own creation is one) */
-    public record OrderPage(Order order, List<Operation> operations, OperationChain chain) {
+    public record OrderPage(Order order, List<OperationChain> operations, OperationChain chain) {
 
         public String userHref() {
             return ConsoleLinks.user(order.userId());
@@ -111,12 +103,10 @@ public class OperationChains {
                         UNION
                         SELECT idempotency_record_id FROM refunds WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
                 row -> row.getLong(1), orderId, orderId, orderId).toArray(Long[]::new));
-        List<Operation> operations = recordIds.stream()
-                .flatMap(id -> load(id).stream().map(chain -> new Operation(chain, requestLogs.of(id))))
-                .sorted(Comparator.comparingInt((Operation op) -> -severity(op.chain().verdict().tone())))
+        List<OperationChain> operations = recordIds.stream().flatMap(id -> load(id).stream())
+                .sorted(Comparator.comparingInt((OperationChain chain) -> -severity(chain.verdict().tone())))
                 .toList();
-        Optional<OperationChain> withOrder = operations.stream().map(Operation::chain)
-                .filter(chain -> chain.order() != null).findFirst();
+        Optional<OperationChain> withOrder = operations.stream().filter(chain -> chain.order() != null).findFirst();
         return withOrder.map(chain -> new OrderPage(chain.order(), operations, chain));
     }
 
@@ -129,12 +119,7 @@ public class OperationChains {
     }
 
     private OperationChain chainOf(KeyRecord record) {
-        List<Conflict> conflicts = reads.list("""
-                        SELECT created_at, request_id, original_fingerprint, conflicting_fingerprint
-                          FROM idempotency_conflicts WHERE record_id = ? ORDER BY created_at, id""",
-                row -> new Conflict(instant(row, "created_at"), row.getString("request_id"),
-                        row.getString("original_fingerprint"), row.getString("conflicting_fingerprint")),
-                record.id());
+        RequestHistory history = requestLogs.of(record.id());
         Order order = orderIdOf(record).flatMap(this::order).orElse(null);
         String orderId = order == null ? null : order.orderId();
         List<Item> items = orderId == null ? List.of() : items(orderId);
@@ -148,15 +133,15 @@ public class OperationChains {
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
         JobSwitches.RecoveryJobs jobs = new JobSwitches.RecoveryJobs(jobSwitches.recoveryWarnings());
-        PaymentStory story = storyOf(record, payments, transitions, charges, jobs, now);
+        PaymentStory story = storyOf(record, payments, transitions, history.requests(), charges, jobs, now);
         Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
-                record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
+                record.replayCount(), record.responseStatus(), record.refusalCode(), history.conflicts().size(),
                 order == null ? 0 : 1, charges, webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
                 (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
                 sameCart, doubleSubmissionWindow, now), story, jobs, record.ending());
-        List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,
-                outboxEvents, effects, sameCart, story);
-        return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,
+        List<TimelineEntry> timeline = timeline(record, history.conflicts(), order, payments, webhookEvents,
+                transitions, outboxEvents, effects, sameCart, story);
+        return new OperationChain(record, history, order, items, payments, webhookEvents, transitions, outboxEvents,
                 effects, onSameOrder, verdict, timeline);
     }
 
@@ -216,8 +201,9 @@ public class OperationChains {
     }
 
     /** A payment operation's story; null for other operations, or before the payment exists. */
-    private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions, int charges,
-                                 JobSwitches.RecoveryJobs jobs, Instant now) {
+    private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions,
+                                 List<RequestHistory.Request> requests, int charges, JobSwitches.RecoveryJobs jobs,
+                                 Instant now) {
         if (!PaymentService.OPERATION.equals(record.operation()) || !"payment".equals(record.resourceType())) {
             return null;
         }
@@ -229,7 +215,7 @@ public class OperationChains {
                 .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
         return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
                 record.leaseExpiresAt(), payment.get().status(), moves,
-                requestLogs.requests(record.id()), charges, jobs, now, record.ending()));
+                requests, charges, jobs, now, record.ending()));
     }
 
     private List<InboxEvents.Event> webhookEvents(String orderId) {
@@ -339,11 +325,11 @@ public class OperationChains {
                         + "answer.", ending.finisherHref());
     }
 
-    private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
-                                                List<Payment> payments, List<InboxEvents.Event> webhookEvents,
-                                                List<Transition> transitions, List<OutboxEvent> outboxEvents,
-                                                List<Effect> effects, List<Verdict.SameCart> sameCart,
-                                                PaymentStory story) {
+    private static List<TimelineEntry> timeline(KeyRecord record, List<RequestHistory.Conflict> conflicts,
+                                                Order order, List<Payment> payments,
+                                                List<InboxEvents.Event> webhookEvents, List<Transition> transitions,
+                                                List<OutboxEvent> outboxEvents, List<Effect> effects,
+                                                List<Verdict.SameCart> sameCart, PaymentStory story) {
         List<TimelineEntry> entries = new ArrayList<>();
         entries.add(new TimelineEntry(record.createdAt(), "First request " + record.requestId(),
                 record.operation() + " with key " + record.key() + ", fingerprint " + prefix(record.fingerprint()), null));
@@ -370,7 +356,7 @@ public class OperationChains {
                     "Retried " + record.replayCount() + (record.replayCount() == 1 ? " time" : " times")
                             + " with the same key and payload; each got the stored answer, nothing ran again.", null));
         }
-        for (Conflict conflict : conflicts) {
+        for (RequestHistory.Conflict conflict : conflicts) {
             entries.add(new TimelineEntry(conflict.at(), "Key reused with another payload, request " + conflict.requestId(),
                     "Refused with 422; fingerprint " + prefix(conflict.conflictingFingerprint()) + " instead of "
                             + prefix(conflict.originalFingerprint()) + ".", null));
