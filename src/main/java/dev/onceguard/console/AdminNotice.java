@@ -3,7 +3,6 @@ package dev.onceguard.console;
 import dev.onceguard.platform.Jobs;
 
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * What the page says after an admin action (Post/Redirect/Get: {@code ?notice=<code>&target=<id>}). The text is
@@ -61,17 +60,17 @@ public enum AdminNotice {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    /** The notice named by a redirect's query, if both its code and its target are ones this console writes. */
-    static Optional<Shown> of(String code, String target) {
+    /** The notice a redirect's query names; null unless its code and its target are both ones this console writes. */
+    static Shown of(String code, String target) {
         if (code == null || target == null
                 || !(target.matches("[1-9]\\d{0,17}") || Jobs.ALL.contains(target))) {
-            return Optional.empty();
+            return null;
         }
         for (AdminNotice notice : values()) {
             if (notice.code().equals(code)) {
-                return Optional.of(new Shown(notice.tone, notice.text.formatted(target)));
+                return new Shown(notice.tone, notice.text.formatted(target));
             }
         }
-        return Optional.empty();
+        return null;
     }
 }

@@ -66,12 +66,8 @@ public class AuditLog {
         }
 
         public String statusClass() {
-            return switch (outcome) {
-                case "acted" -> AuditOutcome.DONE.statusClass();
-                case "refused" -> AuditOutcome.REFUSED.statusClass();
-                case "failed" -> AuditOutcome.FAILED.statusClass();
-                default -> AuditOutcome.ALREADY_RESOLVED.statusClass();
-            };
+            return Arrays.stream(AuditOutcome.values()).filter(known -> known.rowLabel().equals(outcome)).findFirst()
+                    .orElse(AuditOutcome.ALREADY_RESOLVED).statusClass();
         }
     }
 

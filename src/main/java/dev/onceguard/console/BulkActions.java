@@ -14,7 +14,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.BiFunction;
 
 import static dev.onceguard.platform.SqlRows.instant;
@@ -32,7 +31,6 @@ public class BulkActions {
 
     /** The most rows one bulk action takes: enough for an incident's backlog, small enough to finish in a request. */
     static final int MAX_ROWS = 1000;
-    static final List<String> ROW_OUTCOMES = List.of("acted", "already-handled", "refused", "failed");
 
     /** The bulk actions, each a list's row action; {@code path} is its address under {@code /console/bulk}. */
     public enum Action {
@@ -90,32 +88,23 @@ public class BulkActions {
         }
     }
 
-    /** How one row ended: acted, already-handled, refused or failed. */
-    public record RowOutcome(long id, String outcome, String detail) {
-
-        static String label(AuditOutcome outcome) {
-            return switch (outcome) {
-                case DONE -> "acted";
-                case ALREADY_RESOLVED -> "already-handled";
-                case REFUSED -> "refused";
-                case FAILED -> "failed";
-            };
-        }
+    /** How one row ended: acted, already-handled, refused or failed ({@link AuditOutcome#rowLabel}). */
+    public record RowOutcome(long id, AuditOutcome outcome, String detail) {
     }
 
     /** A bulk action that ran: its audit entry and every row's outcome. */
     public record Done(long auditId, Action action, int matched, List<RowOutcome> rows) {
 
-        long count(String outcome) {
-            return rows.stream().filter(row -> row.outcome().equals(outcome)).count();
+        long count(AuditOutcome outcome) {
+            return rows.stream().filter(row -> row.outcome() == outcome).count();
         }
 
         /** Done when it acted on a row; otherwise failed when a row failed, else already resolved. */
         AuditOutcome outcome() {
-            if (count("acted") > 0) {
+            if (count(AuditOutcome.DONE) > 0) {
                 return AuditOutcome.DONE;
             }
-            return count("failed") > 0 ? AuditOutcome.FAILED : AuditOutcome.ALREADY_RESOLVED;
+            return count(AuditOutcome.FAILED) > 0 ? AuditOutcome.FAILED : AuditOutcome.ALREADY_RESOLVED;
         }
 
         /** "1000 of more than 1000 matching rows, the oldest first: 998 acted, 2 already handled". */
@@ -123,10 +112,10 @@ public class BulkActions {
             String of = matched > MAX_ROWS ? "the oldest " + rows.size() + " of more than " + MAX_ROWS + " matching rows"
                     : rows.size() + " of " + matched + " matching row" + (matched == 1 ? "" : "s");
             List<String> counts = new ArrayList<>();
-            for (String outcome : ROW_OUTCOMES) {
+            for (AuditOutcome outcome : AuditOutcome.values()) {
                 long counted = count(outcome);
                 if (counted > 0) {
-                    counts.add(counted + " " + outcome.replace('-', ' '));
+                    counts.add(counted + " " + outcome.rowLabel().replace('-', ' '));
                 }
             }
             return of + ": " + (counts.isEmpty() ? "nothing to do" : String.join(", ", counts));
@@ -145,7 +134,7 @@ public class BulkActions {
         this.registry = registry;
         for (Action action : Action.values()) {
             actions(action);
-            for (String outcome : ROW_OUTCOMES) {
+            for (AuditOutcome outcome : AuditOutcome.values()) {
                 rows(action, outcome);
             }
         }
@@ -197,7 +186,7 @@ public class BulkActions {
     Done run(Action action, String filter, String reason, Selection selection, BiFunction<Long, Cause, ActionResult> perRow) {
         Done done = audit.performBulk(action, filter, reason, selection.rows(), selection.matched(), perRow);
         actions(action).increment();
-        for (String outcome : ROW_OUTCOMES) {
+        for (AuditOutcome outcome : AuditOutcome.values()) {
             rows(action, outcome).increment(done.count(outcome));
         }
         return done;
@@ -210,10 +199,10 @@ public class BulkActions {
                 .register(registry);
     }
 
-    private Counter rows(Action action, String outcome) {
+    private Counter rows(Action action, AuditOutcome outcome) {
         return Counter.builder("onceguard.console.bulk.action.rows")
                 .description("Rows taken by bulk admin actions, by how each ended")
-                .tag("action", action.metricName()).tag("outcome", outcome.toLowerCase(Locale.ROOT))
+                .tag("action", action.metricName()).tag("outcome", outcome.rowLabel())
                 .register(registry);
     }
 }

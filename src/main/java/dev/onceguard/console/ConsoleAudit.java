@@ -95,7 +95,7 @@ public class ConsoleAudit {
                 LOG.errorf(e, "bulk console action %s on %s %d failed", action.auditName(), action.targetType(), row);
                 result = new ActionResult(AuditOutcome.FAILED, null, describe(e));
             }
-            outcomes.add(new BulkActions.RowOutcome(row, BulkActions.RowOutcome.label(result.outcome()), result.detail()));
+            outcomes.add(new BulkActions.RowOutcome(row, result.outcome(), result.detail()));
         }
         BulkActions.Done done = new BulkActions.Done(auditId, action, matched, outcomes);
         QuarkusTransaction.requiringNew().run(() -> {
@@ -106,7 +106,7 @@ public class ConsoleAudit {
                             SELECT ?, target_id, outcome, detail FROM unnest(?::text[], ?::text[], ?::text[])
                                                                       AS taken(target_id, outcome, detail)""",
                     auditId, outcomes.stream().map(outcome -> String.valueOf(outcome.id())).toArray(String[]::new),
-                    outcomes.stream().map(BulkActions.RowOutcome::outcome).toArray(String[]::new),
+                    outcomes.stream().map(outcome -> outcome.outcome().rowLabel()).toArray(String[]::new),
                     outcomes.stream().map(outcome -> shortened(outcome.detail(), MAX_DETAIL_LENGTH))
                             .toArray(String[]::new));
         });

@@ -53,8 +53,7 @@ public class ConsoleInvestigationResource {
 
         static native TemplateInstance operations(OperationFilter filter, KeysetPage<OperationRow> page, Pager pager);
 
-        static native TemplateInstance operation(OperationChain chain, RequestHistory history,
-                                                 CustomerCharges.Around otherCharges,
+        static native TemplateInstance operation(OperationChain chain, CustomerCharges.Around otherCharges,
                                                  OrderResolutions.Resolution resolution);
 
         static native TemplateInstance order(OperationChains.OrderPage page, OperationChain chain,
@@ -148,7 +147,7 @@ public class ConsoleInvestigationResource {
                 "There is no idempotency record " + recordId + ". A finished record is removed by retention cleanup "
                         + "once it expires (24 h after it finished by default): search the operations list by key, "
                         + "user or order to see what is still kept."));
-        return Templates.operation(chain, requestLogs.of(recordId), charges.around(chain.record().userId(),
+        return Templates.operation(chain, charges.around(chain.record().userId(),
                 chain.record().createdAt(), chain.order() == null ? null : chain.order().orderId()),
                 resolutions.of(chain));
     }

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The machinery pages, each with its admin actions:
@@ -68,8 +67,8 @@ public class ConsoleMachineryResource {
         static native TemplateInstance outbox(OutboxBacklog.Shown shown, OutboxBacklog.Counts counts,
                                               KeysetPage<OutboxBacklog.Event> page, Pager pager, AdminNotice.Shown notice);
 
-        static native TemplateInstance jobs(String job, List<JobHistory.Summary> summaries, KeysetPage<JobHistory.Run> page,
-                                            Pager pager, AdminNotice.Shown notice);
+        static native TemplateInstance jobs(String job, List<JobSwitches.LastRun> lastRuns,
+                                            KeysetPage<JobHistory.Run> page, Pager pager, AdminNotice.Shown notice);
 
         static native TemplateInstance conflicts(KeyConflicts.Filter filter, KeysetPage<KeyConflicts.Conflict> page, Pager pager);
 
@@ -111,7 +110,7 @@ public class ConsoleMachineryResource {
                           @QueryParam("target") String target, @QueryParam("format") String format) {
         return HtmlResponses.list(after, format, "stuck", StuckOperations.CSV, stuck::list,
                 (page, pager) -> Templates.stuck(page, stuck.count(), pager,
-                        AdminNotice.of(notice, target).orElse(null), jobSwitches.recoveryWarnings()), "/console/stuck");
+                        AdminNotice.of(notice, target), jobSwitches.recoveryWarnings()), "/console/stuck");
     }
 
     @POST
@@ -146,12 +145,12 @@ public class ConsoleMachineryResource {
         InboxEvents.Filter filter = InboxEvents.Filter.of(status, provider);
         return HtmlResponses.list(after, format, "webhook-events", InboxEvents.CSV, at -> events.list(filter, at),
                 (page, pager) -> {
-                    Set<String> providers = new TreeSet<>(events.providers());
+                    Set<String> providers = events.providers();
                     if (filter.provider() != null) {
                         providers.add(filter.provider());
                     }
                     return Templates.webhooks(filter, providers, events.summary(), page, pager,
-                            AdminNotice.of(notice, target).orElse(null));
+                            AdminNotice.of(notice, target));
                 }, "/console/webhooks", "status", filter.status(), "provider", filter.provider());
     }
 
@@ -187,7 +186,7 @@ public class ConsoleMachineryResource {
         OutboxBacklog.Shown shown = OutboxBacklog.Shown.of(status);
         return HtmlResponses.list(after, format, "outbox-" + shown.name().toLowerCase(Locale.ROOT), OutboxBacklog.CSV,
                 at -> backlog.list(shown, at), (page, pager) -> Templates.outbox(shown, backlog.counts(), page, pager,
-                        AdminNotice.of(notice, target).orElse(null)), "/console/outbox", "status", shown.name());
+                        AdminNotice.of(notice, target)), "/console/outbox", "status", shown.name());
     }
 
     @POST
@@ -212,8 +211,8 @@ public class ConsoleMachineryResource {
                          @QueryParam("format") String format) {
         String shown = JobHistory.job(job);
         return HtmlResponses.list(after, format, "job-runs", JobHistory.CSV, at -> history.list(shown, at),
-                (page, pager) -> Templates.jobs(shown, history.summaries(), page, pager,
-                        AdminNotice.of(notice, target).orElse(null)), "/console/jobs", "job", shown);
+                (page, pager) -> Templates.jobs(shown, jobSwitches.lastRuns(), page, pager,
+                        AdminNotice.of(notice, target)), "/console/jobs", "job", shown);
     }
 
     @POST

@@ -87,27 +87,26 @@ public class ConsoleSearch {
         boolean prefix = query.length() >= PREFIX_LENGTH;
         Matching matching = new Matching(query, prefix);
         List<Group> groups = new ArrayList<>();
-        add(groups, "Order", orders(matching));
-        add(groups, "Payment", payments("Payment", "payment_id", matching));
-        add(groups, "Provider payment id", payments("Provider payment id", "provider_payment_id", matching));
-        add(groups, "Provider idempotency key",
-                payments("Provider idempotency key", "provider_idempotency_key", matching));
-        add(groups, "Request id", requests(matching));
+        add(groups, orders(matching));
+        add(groups, payments("Payment", "payment_id", matching));
+        add(groups, payments("Provider payment id", "provider_payment_id", matching));
+        add(groups, payments("Provider idempotency key", "provider_idempotency_key", matching));
+        add(groups, requests(matching));
         groups.addAll(clientRequestIds(matching));
-        add(groups, "Idempotency key", keys(matching));
-        add(groups, "User", users(matching));
-        add(groups, "Webhook event", webhookEvents(matching));
-        add(groups, "Outbox event", outboxEvents(query));
-        add(groups, "Licence", effects("licenses", "license_id", "Licence", matching));
-        add(groups, "Notification", effects("notifications", "notification_id", "Notification", matching));
+        add(groups, keys(matching));
+        add(groups, users(matching));
+        add(groups, webhookEvents(matching));
+        add(groups, outboxEvents(query));
+        add(groups, effects("licenses", "license_id", "Licence", matching));
+        add(groups, effects("notifications", "notification_id", "Notification", matching));
         return new Result(query, prefix, List.copyOf(groups));
     }
 
-    /** The first {@value #PER_KIND} matches of one kind, as a group, when there are any. */
-    private static void add(List<Group> groups, String kind, List<Match> matches) {
+    /** The first {@value #PER_KIND} matches of one kind, as a group of that kind, when there are any. */
+    private static void add(List<Group> groups, List<Match> matches) {
         if (!matches.isEmpty()) {
-            groups.add(new Group(kind, List.copyOf(matches.subList(0, Math.min(PER_KIND, matches.size()))),
-                    matches.size() > PER_KIND));
+            groups.add(new Group(matches.get(0).kind(),
+                    List.copyOf(matches.subList(0, Math.min(PER_KIND, matches.size()))), matches.size() > PER_KIND));
         }
     }
 
@@ -221,19 +220,16 @@ public class ConsoleSearch {
     /** A user with operations kept, or with orders (kept after their records expire). */
     private List<Match> users(Matching m) {
         String[] withOperations = records.usersMatching(m.query(), m.high(), PER_KIND + 1).toArray(String[]::new);
-        List<Object> parameters = new ArrayList<>();
-        parameters.add(withOperations);
-        parameters.addAll(List.of(m.with(PER_KIND + 1, PER_KIND + 1)));
         return reads.list("""
                         SELECT user_id FROM (
-                            SELECT unnest(?::text[]) AS user_id
-                            UNION
                             (SELECT DISTINCT user_id FROM orders WHERE""" + " " + m.on("user_id") + """
-                              ORDER BY user_id LIMIT ?)) found
+                              ORDER BY user_id LIMIT ?)
+                            UNION
+                            SELECT unnest(?::text[])) found
                          ORDER BY user_id LIMIT ?""",
                 row -> new Match("User", row.getString("user_id"), "all operations and charges of this user", null,
                         ConsoleLinks.user(row.getString("user_id"))),
-                parameters.toArray());
+                m.with(PER_KIND + 1, withOperations, PER_KIND + 1));
     }
 
     private List<Match> webhookEvents(Matching m) {

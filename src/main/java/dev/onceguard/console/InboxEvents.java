@@ -181,9 +181,7 @@ public class InboxEvents {
 
     Summary summary() {
         Map<String, Map<String, Long>> byProvider = new TreeMap<>();
-        for (String provider : providers()) {
-            byProvider.put(provider, new TreeMap<>());
-        }
+        providers().forEach(provider -> byProvider.put(provider, new TreeMap<>()));
         List<KindTotal> counted = reads.list("""
                         SELECT kind, sum(count) AS total FROM activity_hourly
                          WHERE hour >= date_trunc('hour', now()) - interval '23 hours' AND kind LIKE 'webhooks.%'

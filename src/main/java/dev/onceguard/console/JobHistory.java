@@ -8,7 +8,6 @@ import dev.onceguard.payment.Reconciliation;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.platform.KeysetQuery;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.Config;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -19,10 +18,10 @@ import java.util.TreeMap;
 import static dev.onceguard.platform.SqlRows.instant;
 
 /**
- * Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, each job's last success, and "run
- * now": one run of a scheduled job through the job's own {@code runNow}, the scheduler's body recorded in
- * {@code job_runs} by {@link Jobs}. It is as safe beside a scheduled run, here or on another replica, as two
- * replicas' runs are: every job claims its rows with a conditional statement or {@code SKIP LOCKED}.
+ * Runs of the scheduled jobs ({@code job_runs}, every replica's), newest first, and "run now": one run of a
+ * scheduled job through the job's own {@code runNow}, the scheduler's body recorded in {@code job_runs} by
+ * {@link Jobs}. It is as safe beside a scheduled run, here or on another replica, as two replicas' runs are: every
+ * job claims its rows with a conditional statement or {@code SKIP LOCKED}.
  */
 @ApplicationScoped
 public class JobHistory {
@@ -52,25 +51,16 @@ public class JobHistory {
             new CsvExport.Column<>("counts", Run::counts),
             new CsvExport.Column<>("error", Run::error));
 
-    public record Summary(String job, String schedule, Instant lastRunAt, String lastOutcome, Instant lastSuccessAt) {
-
-        public String statusClass() {
-            return StatusBadges.jobRun(lastOutcome);
-        }
-    }
-
     private final ConsoleReads reads;
-    private final Config config;
     private final RetentionCleanup retentionCleanup;
     private final LeaseRecovery leaseRecovery;
     private final Reconciliation reconciliation;
     private final OutboxRelay outboxRelay;
     private final UnpaidOrderExpiry unpaidOrderExpiry;
 
-    public JobHistory(ConsoleReads reads, Config config, RetentionCleanup retentionCleanup, LeaseRecovery leaseRecovery,
+    public JobHistory(ConsoleReads reads, RetentionCleanup retentionCleanup, LeaseRecovery leaseRecovery,
                       Reconciliation reconciliation, OutboxRelay outboxRelay, UnpaidOrderExpiry unpaidOrderExpiry) {
         this.reads = reads;
-        this.config = config;
         this.retentionCleanup = retentionCleanup;
         this.leaseRecovery = leaseRecovery;
         this.reconciliation = reconciliation;
@@ -99,29 +89,6 @@ public class JobHistory {
                 row.getString("replica"), instant(row, "started_at"),
                 instant(row, "finished_at"), row.getString("outcome"), row.getString("counts"),
                 row.getString("error")), row -> new Cursor(row.startedAt(), row.id()));
-    }
-
-    List<Summary> summaries() {
-        return reads.list("""
-                        SELECT j.job, last.started_at AS last_run_at, last.outcome AS last_outcome,
-                               success.started_at AS last_success_at
-                          FROM unnest(?) AS j(job)
-                          LEFT JOIN LATERAL (SELECT started_at, outcome FROM job_runs r WHERE r.job = j.job
-                                              ORDER BY started_at DESC LIMIT 1) last ON true
-                          LEFT JOIN LATERAL (SELECT started_at FROM job_runs r
-                                              WHERE r.job = j.job AND r.outcome = 'SUCCEEDED'
-                                              ORDER BY started_at DESC LIMIT 1) success ON true
-                         ORDER BY j.job""",
-                row -> new Summary(row.getString("job"), schedule(row.getString("job")),
-                        instant(row, "last_run_at"), row.getString("last_outcome"),
-                        instant(row, "last_success_at")),
-                (Object) JOBS.toArray(String[]::new));
-    }
-
-    private String schedule(String job) {
-        return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class)
-                .map(every -> every.equals("off") ? "off" : "every " + every)
-                .orElse("on its default schedule");
     }
 
     ActionResult runNow(String job) {

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static dev.onceguard.platform.SqlRows.instant;
 
@@ -40,9 +41,18 @@ public class JobSwitches {
         }
     }
 
-    /** The latest run of one job; {@code startedAt} is null when it never ran (or its runs were cleaned up). */
+    /**
+     * The latest run of one job and its latest success, on any replica; {@code startedAt} is null when it never ran
+     * (or its runs were cleaned up), {@code lastSuccessAt} when none of its runs kept succeeded.
+     *
+     * @param schedule how often it runs on this replica: {@code every 30s}, {@code off} or its default schedule
+     */
     public record LastRun(String job, Instant startedAt, Instant finishedAt, String outcome, String error,
-                          boolean switchedOff) {
+                          Instant lastSuccessAt, String schedule) {
+
+        public boolean switchedOff() {
+            return schedule.equals("off");
+        }
 
         public long millis() {
             return Duration.between(startedAt, finishedAt).toMillis();
@@ -50,6 +60,56 @@ public class JobSwitches {
 
         public String statusClass() {
             return StatusBadges.jobRun(outcome);
+        }
+    }
+
+    /**
+     * The recovery jobs that are not at work ({@link #recoveryWarnings}: switched off on this replica, or
+     * their latest run failed), so that no page promises that one of them will finish an operation.
+     */
+    public record RecoveryJobs(List<Warning> notAtWork) {
+
+        /** What finishes an operation that is stuck past its external call, in plain words. */
+        String whatFinishesAPayment() {
+            List<String> finishers = new ArrayList<>();
+            if (warning(Jobs.LEASE_RECOVERY).isEmpty()) {
+                finishers.add("lease recovery");
+            }
+            finishers.add("the next retry with the same key");
+            if (warning(Jobs.RECONCILIATION).isEmpty()) {
+                finishers.add("reconciliation");
+            }
+            return String.join(", ", finishers) + ", the provider's webhook or an admin's “send to reconciliation” "
+                    + "finishes it" + why(notAtWork);
+        }
+
+        /** What finishes an operation that never reached an external call. */
+        String whatFinishesAStart() {
+            Optional<Warning> leaseRecovery = warning(Jobs.LEASE_RECOVERY);
+            return leaseRecovery.isEmpty()
+                    ? "lease recovery releases it, or the next retry with the same key runs it again"
+                    : "the next retry with the same key runs it again, or an admin releases it on the stuck page"
+                    + why(List.of(leaseRecovery.get()));
+        }
+
+        private Optional<Warning> warning(String job) {
+            return notAtWork.stream().filter(w -> w.job().equals(job)).findFirst();
+        }
+
+        /** {@code " (lease recovery is switched off here; reconciliation's latest run failed at …)"}, or nothing. */
+        private static String why(List<Warning> warnings) {
+            List<String> off = warnings.stream().filter(Warning::switchedOff).map(w -> words(w.job())).toList();
+            List<String> reasons = new ArrayList<>();
+            if (!off.isEmpty()) {
+                reasons.add(String.join(" and ", off) + (off.size() == 1 ? " is" : " are") + " switched off here");
+            }
+            warnings.stream().filter(w -> !w.switchedOff()).forEach(w -> reasons.add(words(w.job())
+                    + "'s latest run failed at " + ConsoleFormat.utc(w.failedAt())));
+            return reasons.isEmpty() ? "" : " (" + String.join("; ", reasons) + ")";
+        }
+
+        private static String words(String job) {
+            return job.replace('-', ' ');
         }
     }
 
@@ -61,21 +121,28 @@ public class JobSwitches {
         this.config = config;
     }
 
-    public boolean off(String job) {
-        return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class).map("off"::equals).orElse(false);
-    }
-
-    /** The latest run of each job, on any replica, by name. */
+    /** The latest run and the latest success of each job, on any replica, by name. */
     public List<LastRun> lastRuns() {
         return reads.list("""
-                        SELECT j.job, r.started_at, r.finished_at, r.outcome, r.error
+                        SELECT j.job, r.started_at, r.finished_at, r.outcome, r.error,
+                               success.started_at AS last_success_at
                           FROM unnest(?) AS j(job)
                           LEFT JOIN LATERAL (SELECT started_at, finished_at, outcome, error FROM job_runs
                                               WHERE job = j.job ORDER BY started_at DESC LIMIT 1) r ON true
+                          LEFT JOIN LATERAL (SELECT started_at FROM job_runs
+                                              WHERE job = j.job AND outcome = 'SUCCEEDED'
+                                              ORDER BY started_at DESC LIMIT 1) success ON true
                          ORDER BY j.job""",
                 row -> new LastRun(row.getString("job"), instant(row, "started_at"), instant(row, "finished_at"),
-                        row.getString("outcome"), row.getString("error"), off(row.getString("job"))),
+                        row.getString("outcome"), row.getString("error"), instant(row, "last_success_at"),
+                        schedule(row.getString("job"))),
                 (Object) Jobs.ALL.toArray(String[]::new));
+    }
+
+    private String schedule(String job) {
+        return config.getOptionalValue("onceguard.jobs." + job + ".every", String.class)
+                .map(every -> every.equals("off") ? "off" : "every " + every)
+                .orElse("on its default schedule");
     }
 
     /** The jobs of {@code lastRuns} switched off here or whose latest run failed. */

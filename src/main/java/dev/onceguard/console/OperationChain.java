@@ -16,10 +16,14 @@ import static dev.onceguard.platform.SqlRows.instant;
  * transitions, the order's outbox events and the effects they produced, with the verdict and a timeline of it all.
  * Payment method tokens are never read.
  */
-public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order order, List<Item> items,
+public record OperationChain(KeyRecord record, RequestHistory history, Order order, List<Item> items,
                              List<Payment> payments, List<InboxEvents.Event> webhookEvents, List<Transition> transitions,
                              List<OutboxEvent> outboxEvents, List<Effect> effects, List<OperationRow> onSameOrder,
                              Verdict verdict, List<TimelineEntry> timeline) {
+
+    public String href() {
+        return ConsoleLinks.operation(record.id());
+    }
 
     public String userHref() {
         return ConsoleLinks.user(record.userId());
@@ -38,9 +42,6 @@ public record OperationChain(KeyRecord record, List<Conflict> conflicts, Order o
         public String statusClass() {
             return StatusBadges.idempotencyRecord(status, leaseExpiresAt);
         }
-    }
-
-    public record Conflict(Instant at, String requestId, String originalFingerprint, String conflictingFingerprint) {
     }
 
     public record Order(String orderId, String userId, String status, BigDecimal total, String currency,

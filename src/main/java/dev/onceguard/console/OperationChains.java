@@ -2,7 +2,6 @@ package dev.onceguard.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.onceguard.console.OperationChain.Conflict;
 import dev.onceguard.console.OperationChain.Effect;
 import dev.onceguard.console.OperationChain.Item;
 import dev.onceguard.console.OperationChain.KeyRecord;
@@ -47,15 +46,8 @@ public class OperationChains {
     private static final int RELATED_SHOWN = 50;
     private static final String LICENSE = "license";
 
-    public record Operation(OperationChain chain, RequestHistory history) {
-
-        public String href() {
-            return ConsoleLinks.operation(chain.record().id());
-        }
-    }
-
     /** @param operations worst verdict first, then oldest first; never empty (the order's own creation is one) */
-    public record OrderPage(Order order, List<Operation> operations, OperationChain chain) {
+    public record OrderPage(Order order, List<OperationChain> operations, OperationChain chain) {
 
         public String userHref() {
             return ConsoleLinks.user(order.userId());
@@ -81,7 +73,20 @@ public class OperationChains {
     }
 
     public Optional<OperationChain> load(long recordId) {
-        return keyRecord(recordId).map(this::chainOf);
+        return records.record(recordId, row -> {
+            JsonNode problem = problemOf(row);
+            return new KeyRecord(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
+                    row.getString("operation"), row.getString("status"), row.getString("fingerprint"),
+                    row.getString("recovery_point"), instant(row, "lease_expires_at"),
+                    nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
+                    row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
+                    row.getString("client_request_id"), row.getInt("replay_count"), instant(row, "last_replayed_at"),
+                    instant(row, "created_at"), instant(row, "completed_at"), instant(row, "expires_at"),
+                    new RecordEnding(row.getBoolean("ending_recorded"), row.getString("finished_by"),
+                            row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
+                            instant(row, "first_answered_at"), row.getString("request_id"),
+                            instant(row, "created_at"), instant(row, "completed_at")));
+        }).map(this::chainOf);
     }
 
     /**
@@ -98,12 +103,10 @@ public class OperationChains {
                         UNION
                         SELECT idempotency_record_id FROM refunds WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
                 row -> row.getLong(1), orderId, orderId, orderId).toArray(Long[]::new));
-        List<Operation> operations = recordIds.stream()
-                .flatMap(id -> load(id).stream().map(chain -> new Operation(chain, requestLogs.of(id))))
-                .sorted(Comparator.comparingInt((Operation op) -> -severity(op.chain().verdict().tone())))
+        List<OperationChain> operations = recordIds.stream().flatMap(id -> load(id).stream())
+                .sorted(Comparator.comparingInt((OperationChain chain) -> -severity(chain.verdict().tone())))
                 .toList();
-        Optional<OperationChain> withOrder = operations.stream().map(Operation::chain)
-                .filter(chain -> chain.order() != null).findFirst();
+        Optional<OperationChain> withOrder = operations.stream().filter(chain -> chain.order() != null).findFirst();
         return withOrder.map(chain -> new OrderPage(chain.order(), operations, chain));
     }
 
@@ -116,12 +119,7 @@ public class OperationChains {
     }
 
     private OperationChain chainOf(KeyRecord record) {
-        List<Conflict> conflicts = reads.list("""
-                        SELECT created_at, request_id, original_fingerprint, conflicting_fingerprint
-                          FROM idempotency_conflicts WHERE record_id = ? ORDER BY created_at, id""",
-                row -> new Conflict(instant(row, "created_at"), row.getString("request_id"),
-                        row.getString("original_fingerprint"), row.getString("conflicting_fingerprint")),
-                record.id());
+        RequestHistory history = requestLogs.of(record.id());
         Order order = orderIdOf(record).flatMap(this::order).orElse(null);
         String orderId = order == null ? null : order.orderId();
         List<Item> items = orderId == null ? List.of() : items(orderId);
@@ -130,39 +128,21 @@ public class OperationChains {
         List<Transition> transitions = orderId == null ? List.of() : transitions(orderId, payments, webhookEvents);
         List<OutboxEvent> outboxEvents = orderId == null ? List.of() : outboxEvents(orderId);
         List<Effect> effects = orderId == null ? List.of() : effects(orderId);
-        List<OperationRow> onSameOrder = orderId == null ? List.of() : onSameOrder(record.id(), orderId, payments);
+        List<OperationRow> onSameOrder = orderId == null ? List.of() : onSameOrder(record.id(), orderId);
         List<Verdict.SameCart> sameCart = sameCart(record);
         Instant now = Instant.now();
         int charges = (int) payments.stream().filter(p -> p.status().equals("SUCCEEDED")).count();
-        RecoveryJobs jobs = new RecoveryJobs(jobSwitches.recoveryWarnings());
-        PaymentStory story = storyOf(record, payments, transitions, charges, jobs, now);
+        JobSwitches.RecoveryJobs jobs = new JobSwitches.RecoveryJobs(jobSwitches.recoveryWarnings());
+        PaymentStory story = storyOf(record, payments, transitions, history.requests(), charges, jobs, now);
         Verdict verdict = Verdict.of(new Verdict.Facts(record.status(), record.leaseExpiresAt(), record.recoveryPoint(),
-                record.replayCount(), record.responseStatus(), record.refusalCode(), conflicts.size(),
+                record.replayCount(), record.responseStatus(), record.refusalCode(), history.conflicts().size(),
                 order == null ? 0 : 1, charges, webhookEvents.stream().mapToInt(e -> e.deliveryCount() - 1).sum(),
                 (int) effects.stream().filter(e -> e.kind().equals(LICENSE)).count(),
                 sameCart, doubleSubmissionWindow, now), story, jobs, record.ending());
-        List<TimelineEntry> timeline = timeline(record, conflicts, order, payments, webhookEvents, transitions,
-                outboxEvents, effects, sameCart, story);
-        return new OperationChain(record, conflicts, order, items, payments, webhookEvents, transitions, outboxEvents,
+        List<TimelineEntry> timeline = timeline(record, history.conflicts(), order, payments, webhookEvents,
+                transitions, outboxEvents, effects, sameCart, story);
+        return new OperationChain(record, history, order, items, payments, webhookEvents, transitions, outboxEvents,
                 effects, onSameOrder, verdict, timeline);
-    }
-
-    private Optional<KeyRecord> keyRecord(long recordId) {
-        return records.record(recordId,
-                row -> {
-                    JsonNode problem = problemOf(row);
-                    return new KeyRecord(row.getLong("id"), row.getString("idempotency_key"), row.getString("user_id"),
-                            row.getString("operation"), row.getString("status"), row.getString("fingerprint"),
-                            row.getString("recovery_point"), instant(row, "lease_expires_at"),
-                            nullableInt(row, "response_status"), text(problem, "code"), text(problem, "title"),
-                            row.getString("resource_type"), row.getString("resource_id"), row.getString("request_id"),
-                            row.getString("client_request_id"), row.getInt("replay_count"), instant(row, "last_replayed_at"), instant(row, "created_at"),
-                            instant(row, "completed_at"), instant(row, "expires_at"),
-                            new RecordEnding(row.getBoolean("ending_recorded"), row.getString("finished_by"),
-                                    row.getString("finished_by_ref"), nullableInt(row, "first_answer_status"),
-                                    instant(row, "first_answered_at"), row.getString("request_id"),
-                                    instant(row, "created_at"), instant(row, "completed_at")));
-                });
     }
 
     /** The stored answer's problem body, when the answer is a refusal; null otherwise. */
@@ -221,8 +201,9 @@ public class OperationChains {
     }
 
     /** A payment operation's story; null for other operations, or before the payment exists. */
-    private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions, int charges,
-                                 RecoveryJobs jobs, Instant now) {
+    private PaymentStory storyOf(KeyRecord record, List<Payment> payments, List<Transition> transitions,
+                                 List<RequestHistory.Request> requests, int charges, JobSwitches.RecoveryJobs jobs,
+                                 Instant now) {
         if (!PaymentService.OPERATION.equals(record.operation()) || !"payment".equals(record.resourceType())) {
             return null;
         }
@@ -234,7 +215,7 @@ public class OperationChains {
                 .filter(t -> t.subjectType().equals("payment") && t.subjectId().equals(record.resourceId())).toList();
         return PaymentStory.of(new PaymentStory.Facts(record.status(), record.requestId(), record.createdAt(),
                 record.leaseExpiresAt(), payment.get().status(), moves,
-                requestLogs.requests(record.id()), charges, jobs, now, record.ending()));
+                requests, charges, jobs, now, record.ending()));
     }
 
     private List<InboxEvents.Event> webhookEvents(String orderId) {
@@ -313,13 +294,9 @@ public class OperationChains {
     }
 
     /** The other records whose resource is this order or one of its payments, such as the payments' own keys. */
-    private List<OperationRow> onSameOrder(long recordId, String orderId, List<Payment> payments) {
-        Long[] named = reads.list("""
-                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
-                        UNION ALL
-                        SELECT idempotency_record_id FROM payments WHERE payment_id = ANY(?) AND idempotency_record_id IS NOT NULL""",
-                row -> row.getLong(1), orderId, paymentIds(payments)).toArray(Long[]::new);
-        return records.summaries(named, recordId, RELATED_SHOWN, OperationRow::of);
+    private List<OperationRow> onSameOrder(long recordId, String orderId) {
+        return records.summaries(OperationLists.recordsOfOrder(reads, orderId), recordId, RELATED_SHOWN,
+                OperationRow::of);
     }
 
     /** The nearest records of the same user, operation and fingerprint under other keys, on each side in time. */
@@ -338,38 +315,35 @@ public class OperationChains {
         return fingerprint.substring(0, Math.min(12, fingerprint.length())) + "…";
     }
 
-    private static TimelineEntry finished(KeyRecord record, String title) {
-        return new TimelineEntry(record.completedAt(), title, "The record became " + record.status()
-                + "; every retry with this key from now on gets this stored answer.", record.ending().finisherHref());
-    }
-
-    /** " by lease recovery (run 41)", or nothing when the record does not say (finished before it was kept). */
-    private static String finishedByText(RecordEnding ending) {
-        return ending.known() && ending.finishedBy() != null ? " by " + ending.finisherText()
+    /** "Operation finished by lease recovery (run 41): stored answer 201"; no "by" when that was not kept yet. */
+    private static TimelineEntry finished(KeyRecord record, String storedAnswer) {
+        RecordEnding ending = record.ending();
+        String by = ending.known() && ending.finishedBy() != null ? " by " + ending.finisherText()
                 : ending.recorded() ? "" : " (what finished it was not recorded then)";
+        return new TimelineEntry(record.completedAt(), "Operation finished" + by + ": stored answer " + storedAnswer,
+                "The record became " + record.status() + "; every retry with this key from now on gets this stored "
+                        + "answer.", ending.finisherHref());
     }
 
-    private static List<TimelineEntry> timeline(KeyRecord record, List<Conflict> conflicts, Order order,
-                                                List<Payment> payments, List<InboxEvents.Event> webhookEvents,
-                                                List<Transition> transitions, List<OutboxEvent> outboxEvents,
-                                                List<Effect> effects, List<Verdict.SameCart> sameCart,
-                                                PaymentStory story) {
+    private static List<TimelineEntry> timeline(KeyRecord record, List<RequestHistory.Conflict> conflicts,
+                                                Order order, List<Payment> payments,
+                                                List<InboxEvents.Event> webhookEvents, List<Transition> transitions,
+                                                List<OutboxEvent> outboxEvents, List<Effect> effects,
+                                                List<Verdict.SameCart> sameCart, PaymentStory story) {
         List<TimelineEntry> entries = new ArrayList<>();
         entries.add(new TimelineEntry(record.createdAt(), "First request " + record.requestId(),
                 record.operation() + " with key " + record.key() + ", fingerprint " + prefix(record.fingerprint()), null));
         if (story != null) {
             entries.addAll(story.answers());
             if (record.completedAt() != null) {
-                entries.add(finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
-                        + record.responseStatus()));
+                entries.add(finished(record, String.valueOf(record.responseStatus())));
             }
         } else if (record.completedAt() != null) {
+            String answer = record.responseStatus() + (record.refusalCode() == null ? "" : " " + record.refusalCode());
             entries.add(record.ending().byItsOwnAnswer()
-                    ? new TimelineEntry(record.completedAt(), "Answered " + record.responseStatus()
-                    + (record.refusalCode() == null ? "" : " " + record.refusalCode()),
+                    ? new TimelineEntry(record.completedAt(), "Answered " + answer,
                     "The record became " + record.status() + "; every retry with this key gets this stored answer.", null)
-                    : finished(record, "Operation finished" + finishedByText(record.ending()) + ": stored answer "
-                    + record.responseStatus() + (record.refusalCode() == null ? "" : " " + record.refusalCode())));
+                    : finished(record, answer));
             if (record.ending().firstRequestUnanswered()) {
                 entries.add(new TimelineEntry(record.createdAt(), "Request " + record.requestId()
                         + (record.clientRequestId() == null ? "" : " (the client's " + record.clientRequestId() + ")")
@@ -382,7 +356,7 @@ public class OperationChains {
                     "Retried " + record.replayCount() + (record.replayCount() == 1 ? " time" : " times")
                             + " with the same key and payload; each got the stored answer, nothing ran again.", null));
         }
-        for (Conflict conflict : conflicts) {
+        for (RequestHistory.Conflict conflict : conflicts) {
             entries.add(new TimelineEntry(conflict.at(), "Key reused with another payload, request " + conflict.requestId(),
                     "Refused with 422; fingerprint " + prefix(conflict.conflictingFingerprint()) + " instead of "
                             + prefix(conflict.originalFingerprint()) + ".", null));

@@ -56,11 +56,6 @@ public record OperationFilter(String key, String user, String order, String stat
                 blankToNull(from), blankToNull(to), fromTime, toTime, Cursor.parse(after).orElse(null), List.copyOf(problems));
     }
 
-    /** Every field absent: the newest records of all users. */
-    public static OperationFilter none() {
-        return parse(null, null, null, null, null, null, null, null);
-    }
-
     OperationFilter at(Cursor position) {
         return new OperationFilter(key, user, order, status, operation, fromText, toText, from, to, position, problems);
     }
@@ -72,14 +67,6 @@ public record OperationFilter(String key, String user, String order, String stat
     public boolean narrowed() {
         return key != null || user != null || order != null || status != null || operation != null
                 || from != null || to != null;
-    }
-
-    public boolean isStatus(String value) {
-        return value.equals(status);
-    }
-
-    public boolean isOperation(String value) {
-        return value.equals(operation);
     }
 
     public List<String> statuses() {

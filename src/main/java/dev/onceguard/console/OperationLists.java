@@ -40,11 +40,7 @@ public class OperationLists {
     }
 
     public KeysetPage<OperationRow> page(OperationFilter filter) {
-        Long[] ofOrder = filter.order() == null ? null : reads.list("""
-                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
-                        UNION ALL
-                        SELECT idempotency_record_id FROM payments WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
-                row -> row.getLong(1), filter.order(), filter.order()).toArray(Long[]::new);
+        Long[] ofOrder = filter.order() == null ? null : recordsOfOrder(reads, filter.order());
         return newestFirst(new IdempotencyRecordQueries.Filter(filter.key(), filter.user(), ofOrder,
                 filter.status() == null ? null : IdempotencyRecord.Status.valueOf(filter.status()), filter.operation(),
                 filter.from(), filter.to()), filter.after());
@@ -79,8 +75,7 @@ public class OperationLists {
         }
 
         public String outcomeText() {
-            return "CONFLICT".equals(outcome) ? "refused: key reused with another payload"
-                    : "refused: the first request was still running";
+            return new RequestHistory.Request(requestId, clientRequestId, at, outcome, httpStatus).outcomeText();
         }
     }
 
@@ -106,6 +101,15 @@ public class OperationLists {
                 row -> new UserOrder(row.getString("order_id"), row.getString("status"), row.getBigDecimal("total"),
                         row.getString("currency"), instant(row, "created_at"), row.getInt("charges")),
                 userId, limit);
+    }
+
+    /** The records an order and its payments name: the order's creation and each payment attempt. */
+    static Long[] recordsOfOrder(ConsoleReads reads, String orderId) {
+        return reads.list("""
+                        SELECT idempotency_record_id FROM orders WHERE order_id = ? AND idempotency_record_id IS NOT NULL
+                        UNION ALL
+                        SELECT idempotency_record_id FROM payments WHERE order_id = ? AND idempotency_record_id IS NOT NULL""",
+                row -> row.getLong(1), orderId, orderId).toArray(Long[]::new);
     }
 
     private KeysetPage<OperationRow> newestFirst(IdempotencyRecordQueries.Filter filter, Cursor after) {

@@ -24,7 +24,7 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     /** The facts of one create-payment operation, as {@link OperationChains} reads them. */
     record Facts(String recordStatus, String firstRequestId, Instant recordCreatedAt, Instant leaseExpiresAt,
                  String paymentStatus, List<Transition> transitions,
-                 List<RequestHistory.Request> requests, int charges, RecoveryJobs jobs, Instant now,
+                 List<RequestHistory.Request> requests, int charges, JobSwitches.RecoveryJobs jobs, Instant now,
                  RecordEnding ending) {
     }
 

@@ -64,10 +64,6 @@ public class RequestLogs {
                     toText, toText == null ? null : OperationFilter.filterTime("to", toText));
         }
 
-        public boolean isOutcome(String value) {
-            return value.equals(outcome);
-        }
-
         public List<String> outcomes() {
             return OUTCOMES;
         }
@@ -117,7 +113,7 @@ public class RequestLogs {
         return KeysetPage.of(rows, KeysetPage.SIZE, row -> new Cursor(row.receivedAt(), row.id()));
     }
 
-    List<RequestHistory.Request> requests(long recordId) {
+    private List<RequestHistory.Request> requests(long recordId) {
         return reads.list("""
                         SELECT request_id, client_request_id, received_at, outcome, http_status
                           FROM idempotency_request_log WHERE record_id = ? ORDER BY received_at, id""",

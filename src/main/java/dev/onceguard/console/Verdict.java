@@ -51,10 +51,6 @@ public record Verdict(String tone, String headline, List<String> findings, List<
 
     private enum Tone { OK, WARN, BAD }
 
-    public static Verdict of(Facts facts) {
-        return of(facts, null, null, null);
-    }
-
     /**
      * @param story  how a payment operation really went (null for other operations); its headline, when something
      *               went wrong on the way, replaces the ordinary one, and its tone is never "ok"
@@ -62,7 +58,7 @@ public record Verdict(String tone, String headline, List<String> findings, List<
      * @param ending what finished the record and what its first request was answered, as its row keeps them (null:
      *               not read); anything but its own request's answer names the path instead of "sent once"
      */
-    public static Verdict of(Facts facts, PaymentStory story, RecoveryJobs jobs, RecordEnding ending) {
+    public static Verdict of(Facts facts, PaymentStory story, JobSwitches.RecoveryJobs jobs, RecordEnding ending) {
         Tone tone = Tone.OK;
         String headline;
         switch (facts.status()) {
@@ -74,9 +70,8 @@ public record Verdict(String tone, String headline, List<String> findings, List<
                     tone = Tone.BAD;
                     headline = "Stuck past its lease: still PROCESSING at recovery point " + facts.recoveryPoint()
                             + ", its lease ran out " + span(Duration.between(facts.leaseExpiresAt(), facts.now()))
-                            + " ago. " + (jobs == null ? "Lease recovery or the next retry with the same key finishes it "
-                            + "from there; a payment with an unknown outcome goes to reconciliation, never to a second charge."
-                            : "started".equals(facts.recoveryPoint()) ? capitalized(jobs.whatFinishesAStart()) + "."
+                            + " ago. " + ("started".equals(facts.recoveryPoint())
+                            ? capitalized(jobs.whatFinishesAStart()) + "."
                             : capitalized(jobs.whatFinishesAPayment()) + ", never with a second charge.");
                 } else {
                     tone = Tone.WARN;

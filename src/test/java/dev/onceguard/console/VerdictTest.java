@@ -32,6 +32,11 @@ class VerdictTest {
         return new JobSwitches.Warning(job, false, at, "IllegalStateException: boom", "what waits");
     }
 
+    /** The verdict of an operation without a payment story or a recorded ending, every recovery job at work. */
+    private static Verdict verdict(Verdict.Facts facts) {
+        return Verdict.of(facts, null, new JobSwitches.RecoveryJobs(List.of()), null);
+    }
+
     private static Verdict.SameCart other(long seconds) {
         return new Verdict.SameCart(7, "k-other", "COMPLETED", NOW.minusSeconds(seconds), Duration.ofSeconds(seconds),
                 null);
@@ -39,7 +44,7 @@ class VerdictTest {
 
     @Test
     void aRetriedIntentCountsItsRetriesOrderAndCharges() {
-        Verdict verdict = Verdict.of(completed(3, 0, 1, 1, List.of()));
+        Verdict verdict = verdict(completed(3, 0, 1, 1, List.of()));
 
         assertThat(verdict.headline()).isEqualTo("One intent, retried 3 times: one order, one charge.");
         assertThat(verdict.tone()).isEqualTo("ok");
@@ -48,18 +53,18 @@ class VerdictTest {
 
     @Test
     void countsAreWrittenTruthfully() {
-        assertThat(Verdict.of(completed(1, 0, 1, 0, List.of())).headline())
+        assertThat(verdict(completed(1, 0, 1, 0, List.of())).headline())
                 .isEqualTo("One intent, retried 1 time: one order, no charge.");
-        assertThat(Verdict.of(completed(0, 0, 0, 0, List.of())).headline())
+        assertThat(verdict(completed(0, 0, 0, 0, List.of())).headline())
                 .isEqualTo("One intent, sent once: no order, no charge.");
-        Verdict twoCharges = Verdict.of(completed(0, 0, 1, 2, List.of()));
+        Verdict twoCharges = verdict(completed(0, 0, 1, 2, List.of()));
         assertThat(twoCharges.headline()).isEqualTo("One intent, sent once: one order, 2 charges.");
         assertThat(twoCharges.tone()).isEqualTo("bad");
     }
 
     @Test
     void aKeyReusedWithAnotherPayloadIsReportedAsRefusedConflicts() {
-        Verdict verdict = Verdict.of(completed(0, 2, 1, 0, List.of()));
+        Verdict verdict = verdict(completed(0, 2, 1, 0, List.of()));
 
         assertThat(verdict.findings()).containsExactly(
                 "Key reused with a different payload 2 times; those requests were refused (422) and created nothing.");
@@ -68,7 +73,7 @@ class VerdictTest {
 
     @Test
     void theSameCartUnderAnotherKeyWithinTheWindowIsAPossibleDoubleSubmission() {
-        Verdict verdict = Verdict.of(completed(0, 0, 1, 1, List.of(other(12))));
+        Verdict verdict = verdict(completed(0, 0, 1, 1, List.of(other(12))));
 
         assertThat(verdict.findings()).containsExactly("Another operation with the same cart under a different key "
                 + "exists (12 s apart): a separate intent — possible double submission, within the 2 min window.");
@@ -78,7 +83,7 @@ class VerdictTest {
 
     @Test
     void theSameCartOutsideTheWindowIsLikelyDeliberateAndTheNearestIsNamedFirst() {
-        Verdict verdict = Verdict.of(completed(0, 0, 1, 1, List.of(other(7200), other(3 * 3600 + 300))));
+        Verdict verdict = verdict(completed(0, 0, 1, 1, List.of(other(7200), other(3 * 3600 + 300))));
 
         assertThat(verdict.findings()).containsExactly("2 other operations with the same cart under different keys "
                 + "exist (nearest 2 h 0 min apart): separate intents — outside the 2 min double-submission window, "
@@ -90,9 +95,9 @@ class VerdictTest {
 
     @Test
     void processingIsInProgressUntilItsLeaseRunsOutThenStuck() {
-        Verdict running = Verdict.of(new Verdict.Facts("PROCESSING", NOW.plusSeconds(20), "payment_created", 0, null,
+        Verdict running = verdict(new Verdict.Facts("PROCESSING", NOW.plusSeconds(20), "payment_created", 0, null,
                 null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW));
-        Verdict stuck = Verdict.of(new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
+        Verdict stuck = verdict(new Verdict.Facts("PROCESSING", NOW.minusSeconds(90), "outcome_unknown", 0, null,
                 null, 0, 1, 0, 0, 0, List.of(), WINDOW, NOW));
 
         assertThat(running.headline()).startsWith("Still in progress: the first request is running (recovery point "
@@ -106,11 +111,11 @@ class VerdictTest {
     @Test
     void aStuckOperationIsPromisedOnlyTheRecoveryJobsThatRunHere() {
 
-        String allOff = Verdict.of(STUCK_PAYMENT, null,
-                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY), off(Jobs.RECONCILIATION))), null).headline();
-        String bothOn = Verdict.of(STUCK_PAYMENT, null, new RecoveryJobs(List.of()), null).headline();
+        String allOff = Verdict.of(STUCK_PAYMENT, null, new JobSwitches.RecoveryJobs(
+                List.of(off(Jobs.LEASE_RECOVERY), off(Jobs.RECONCILIATION))), null).headline();
+        String bothOn = Verdict.of(STUCK_PAYMENT, null, new JobSwitches.RecoveryJobs(List.of()), null).headline();
         String startWithoutRecovery = Verdict.of(STUCK_START, null,
-                new RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY))), null).headline();
+                new JobSwitches.RecoveryJobs(List.of(off(Jobs.LEASE_RECOVERY))), null).headline();
 
         assertThat(allOff).doesNotContainIgnoringCase("lease recovery or").doesNotContain("reconciliation,")
                 .endsWith("The next retry with the same key, the provider's webhook or an admin's “send to "
@@ -124,8 +129,8 @@ class VerdictTest {
 
     @Test
     void aRecoveryJobWhoseLatestRunFailedIsNotPromised() {
-        RecoveryJobs jobs = new RecoveryJobs(List.of(failed(Jobs.LEASE_RECOVERY, NOW.minusSeconds(30)),
-                off(Jobs.RECONCILIATION)));
+        JobSwitches.RecoveryJobs jobs = new JobSwitches.RecoveryJobs(List.of(
+                failed(Jobs.LEASE_RECOVERY, NOW.minusSeconds(30)), off(Jobs.RECONCILIATION)));
 
         String payment = Verdict.of(STUCK_PAYMENT, null, jobs, null).headline();
         String start = Verdict.of(STUCK_START, null, jobs, null).headline();
@@ -139,7 +144,7 @@ class VerdictTest {
 
     @Test
     void aStoredRefusalCreatedNothing() {
-        Verdict verdict = Verdict.of(new Verdict.Facts("FAILED", null, "finished", 2, 409, "OUT_OF_STOCK", 0, 0, 0, 0,
+        Verdict verdict = verdict(new Verdict.Facts("FAILED", null, "finished", 2, 409, "OUT_OF_STOCK", 0, 0, 0, 0,
                 0, List.of(), WINDOW, NOW));
 
         assertThat(verdict.headline()).isEqualTo("Refused, and the refusal is stored: the first request was answered "
@@ -149,7 +154,7 @@ class VerdictTest {
 
     @Test
     void duplicateDeliveriesAndLicensesAreCounted() {
-        Verdict verdict = Verdict.of(new Verdict.Facts("COMPLETED", null, "finished", 0, 201, null, 0, 1, 1, 2, 1,
+        Verdict verdict = verdict(new Verdict.Facts("COMPLETED", null, "finished", 0, 201, null, 0, 1, 1, 2, 1,
                 List.of(), WINDOW, NOW));
 
         assertThat(verdict.findings()).containsExactly(
