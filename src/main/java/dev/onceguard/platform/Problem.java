@@ -24,9 +24,7 @@ public record Problem(String type, String title, int status, String detail, Stri
     }
 
     public static Problem validation(List<FieldError> errors) {
-        return new Problem(typeOf("VALIDATION_FAILED"), "Request validation failed", 400,
-                "The request body is well-formed JSON but does not satisfy the contract; see errors.",
-                "VALIDATION_FAILED", List.copyOf(errors));
+        return validation("The request body is well-formed JSON but does not satisfy the contract; see errors.", errors);
     }
 
     /** A 400 for a request value outside the body (a query parameter, a header) that cannot be accepted. */
