@@ -121,19 +121,11 @@ public class IdempotencyService {
      * Checks the key and the JSON of a request before anything runs; the body's binding to {@code type} and its
      * constraints are checked before the first write, and not at all for a replay this replica answers from memory
      * (same fingerprint as a finished record: the body validated the first time); a retry of the very bytes that
-     * replay last matched is not even parsed, its fingerprint known from them. A refusal stores nothing. The body is
-     * kept on the record as sent.
+     * replay last matched is not even parsed, its fingerprint known from them. A refusal stores nothing.
      *
-     * @param operation the operation's name, as its records, metrics and settings carry it ({@code create-order})
-     */
-    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, RequestIds requestIds,
-                                            Map<String, String> pathParameters, byte[] body, Class<T> type) {
-        return request(operation, userId, keyHeader, requestIds, pathParameters, body, type, UnaryOperator.identity());
-    }
-
-    /**
-     * As {@link #request(String, String, String, RequestIds, Map, byte[], Class)}, with what the record may keep of
-     * the body: {@code forStorage} gets a copy of the parsed body and returns it as it may be stored.
+     * @param operation  the operation's name, as its records, metrics and settings carry it ({@code create-order})
+     * @param forStorage what the record may keep of the body: gets a copy of the parsed body and returns it as it may
+     *                   be stored ({@link UnaryOperator#identity()}: as sent)
      */
     public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, RequestIds requestIds,
                                             Map<String, String> pathParameters, byte[] body, Class<T> type,
