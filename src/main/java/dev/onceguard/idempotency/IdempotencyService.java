@@ -326,10 +326,10 @@ public class IdempotencyService {
      */
     private Stopped runPhases(Holding held, String operation, ResumableOperation resumable, Cause cause) {
         Step step = held;
-        while (step instanceof Holding next) {
-            AtomicPhase phase = resumable.resume(held.recordId(), next.next(), cause);
+        while (step instanceof Holding holding) {
+            AtomicPhase phase = resumable.resume(held.recordId(), holding.next(), cause);
             step = QuarkusTransaction.requiringNew().call(() -> stepAfter(held.recordId(), held.lease(), operation,
-                    held.next(), next.next(), phase.run(), cause));
+                    held.next(), holding.next(), phase.run(), cause));
         }
         return (Stopped) step;
     }
