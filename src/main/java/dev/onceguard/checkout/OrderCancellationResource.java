@@ -21,6 +21,7 @@ import jakarta.ws.rs.core.Response;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code POST /api/orders/{orderId}/cancellation} by the order's owner. A root resource of its own, like the payments
@@ -52,7 +53,7 @@ public class OrderCancellationResource {
         var request = idempotency.request(OrderCancellation.OPERATION, caller.userId(),
                 http.getHeader(IdempotencyKey.HEADER), RequestIds.of(http),
                 Map.of("orderId", orderId), body == null || body.length == 0 ? EMPTY_OBJECT : body,
-                CancelOrderRequest.class);
+                CancelOrderRequest.class, UnaryOperator.identity());
         return cancellation.cancel(request, orderId).map(IdempotentResponse::toResponse);
     }
 }

@@ -23,6 +23,7 @@ import jakarta.ws.rs.core.Response;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 @RegisterForReflection
@@ -52,7 +53,7 @@ public class OrderResource {
         String userId = caller.userId();
         IdempotentRequest<CreateOrderRequest> request = idempotency.request(OrderService.OPERATION, userId,
                 IdempotencyKey.single(http.headers().getAll(IdempotencyKey.HEADER)), RequestIds.of(http), Map.of(), body,
-                CreateOrderRequest.class);
+                CreateOrderRequest.class, UnaryOperator.identity());
         return idempotency.execute(request, order -> orders.plan(userId, request.requestId(), order))
                 .map(IdempotentResponse::toResponse);
     }

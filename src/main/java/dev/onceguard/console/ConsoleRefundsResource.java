@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code /console/payments/{paymentId}/refunds}: a payment, what remains of it and its refunds; for an admin, the
@@ -147,7 +148,8 @@ public class ConsoleRefundsResource {
             }
             try {
                 return new Prepared(facts, idempotency.request(RefundService.OPERATION, requestedBy, key, requestIds,
-                        Map.of("paymentId", paymentId), body(amount, reason, note), CreateRefundRequest.class), null);
+                        Map.of("paymentId", paymentId), body(amount, reason, note), CreateRefundRequest.class,
+                        UnaryOperator.identity()), null);
             } catch (ProblemException e) {
                 return Prepared.answered(render(400, facts, new RefundForm(amount, reason, note, newKey(),
                         "The form could not be sent as it was (" + e.problem().detail() + "); it is shown again with "

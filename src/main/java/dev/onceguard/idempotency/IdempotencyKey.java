@@ -35,7 +35,8 @@ public record IdempotencyKey(String value) {
         if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
             value = unquote(value);
         }
-        if (value == null || value.isEmpty() || value.length() > MAX_LENGTH || !isVisibleAscii(value)) {
+        if (value == null || value.isEmpty() || value.length() > MAX_LENGTH
+                || !value.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
             throw invalid("An Idempotency-Key is 1 to " + MAX_LENGTH + " visible ASCII characters (0x21-0x7E), bare or as a quoted string.");
         }
         return new IdempotencyKey(value);
@@ -64,15 +65,5 @@ public record IdempotencyKey(String value) {
             out.append(c);
         }
         return out.toString();
-    }
-
-    private static boolean isVisibleAscii(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c < 0x21 || c > 0x7e) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -284,53 +284,48 @@ public class IdempotencyRecordQueries {
      * its request log, a refused key reuse; by request id and record, {@code limit} at most.
      */
     public <T> List<T> requestsMatching(String low, String high, int perSource, int limit, SqlRows.Row<T> row) {
-        return list("""
-                SELECT request_id, record_id, min(at) AS at, string_agg(DISTINCT what, ', ') AS what FROM (
-                    (SELECT request_id, id AS record_id, created_at AS at, 'first request' AS what
-                       FROM idempotency_records WHERE""" + " " + matching("request_id", high) + """
-                      ORDER BY request_id LIMIT ?)
-                    UNION ALL
-                    (SELECT request_id, record_id, received_at, lower(outcome)
-                       FROM idempotency_request_log WHERE""" + " " + matching("request_id", high) + """
-                      ORDER BY request_id LIMIT ?)
-                    UNION ALL
-                    (SELECT request_id, record_id, created_at, 'refused key reuse'
-                       FROM idempotency_conflicts WHERE""" + " " + matching("request_id", high) + """
-                      ORDER BY request_id LIMIT ?)) found
-                 GROUP BY request_id, record_id
-                 ORDER BY request_id, record_id
-                 LIMIT ?""", row, inThreeSources(low, high, perSource, limit));
+        return requestsSeen("request_id", "request_id, record_id", low, high, perSource, limit, row);
     }
 
     /**
      * Where a client's {@code X-Request-Id} matching {@code low} (or in [{@code low}, {@code high})) was seen, as
-     * {@link #requestsMatching}, with the user each request came from, by user and time, {@code limit} at most.
+     * {@link #requestsMatching}, by user and time, {@code limit} at most.
      */
     public <T> List<T> clientRequestsMatching(String low, String high, int perSource, int limit, SqlRows.Row<T> row) {
+        return requestsSeen("client_request_id", "user_id, min(at), request_id", low, high, perSource, limit, row);
+    }
+
+    /**
+     * The requests whose {@code idColumn} matches, from the three places a request leaves its ids, each request with
+     * its record and the user it came from (the record's, for a row of the request log), in {@code order}.
+     */
+    private <T> List<T> requestsSeen(String idColumn, String order, String low, String high, int perSource, int limit,
+                                     SqlRows.Row<T> row) {
         return list("""
                 SELECT user_id, request_id, client_request_id, record_id, min(at) AS at,
                        string_agg(DISTINCT what, ', ') AS what FROM (
                     (SELECT user_id, request_id, client_request_id, id AS record_id, created_at AS at,
                             'first request' AS what
-                       FROM idempotency_records WHERE""" + " " + matching("client_request_id", high) + """
-                      ORDER BY client_request_id LIMIT ?)
+                       FROM idempotency_records WHERE %1$s
+                      ORDER BY %2$s LIMIT ?)
                     UNION ALL
                     (SELECT r.user_id, l.request_id, l.client_request_id, l.record_id, l.received_at AS at,
                             lower(l.outcome) AS what
                        FROM idempotency_request_log l JOIN idempotency_records r ON r.id = l.record_id
-                      WHERE""" + " " + matching("l.client_request_id", high) + """
-                      ORDER BY l.client_request_id LIMIT ?)
+                      WHERE %3$s
+                      ORDER BY l.%2$s LIMIT ?)
                     UNION ALL
                     (SELECT user_id, request_id, client_request_id, record_id, created_at, 'refused key reuse'
-                       FROM idempotency_conflicts WHERE""" + " " + matching("client_request_id", high) + """
-                      ORDER BY client_request_id LIMIT ?)) found
+                       FROM idempotency_conflicts WHERE %1$s
+                      ORDER BY %2$s LIMIT ?)) found
                  GROUP BY user_id, request_id, client_request_id, record_id
-                 ORDER BY user_id, min(at), request_id
-                 LIMIT ?""", row, inThreeSources(low, high, perSource, limit));
+                 ORDER BY %4$s
+                 LIMIT ?""".formatted(matching(idColumn, high), idColumn, matching("l." + idColumn, high), order),
+                row, inThreeSources(low, high, perSource, limit));
     }
 
     private static String matching(String column, String high) {
-        return (high == null ? column + " = ?" : "(" + column + " >= ? AND " + column + " < ?)") + "\n";
+        return high == null ? column + " = ?" : "(" + column + " >= ? AND " + column + " < ?)";
     }
 
     /** The parameters of a search in the records, the request log and the refused key reuses, then the overall limit. */

@@ -121,19 +121,11 @@ public class IdempotencyService {
      * Checks the key and the JSON of a request before anything runs; the body's binding to {@code type} and its
      * constraints are checked before the first write, and not at all for a replay this replica answers from memory
      * (same fingerprint as a finished record: the body validated the first time); a retry of the very bytes that
-     * replay last matched is not even parsed, its fingerprint known from them. A refusal stores nothing. The body is
-     * kept on the record as sent.
+     * replay last matched is not even parsed, its fingerprint known from them. A refusal stores nothing.
      *
-     * @param operation the operation's name, as its records, metrics and settings carry it ({@code create-order})
-     */
-    public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, RequestIds requestIds,
-                                            Map<String, String> pathParameters, byte[] body, Class<T> type) {
-        return request(operation, userId, keyHeader, requestIds, pathParameters, body, type, UnaryOperator.identity());
-    }
-
-    /**
-     * As {@link #request(String, String, String, RequestIds, Map, byte[], Class)}, with what the record may keep of
-     * the body: {@code forStorage} gets a copy of the parsed body and returns it as it may be stored.
+     * @param operation  the operation's name, as its records, metrics and settings carry it ({@code create-order})
+     * @param forStorage what the record may keep of the body: gets a copy of the parsed body and returns it as it may
+     *                   be stored ({@link UnaryOperator#identity()}: as sent)
      */
     public <T> IdempotentRequest<T> request(String operation, String userId, String keyHeader, RequestIds requestIds,
                                             Map<String, String> pathParameters, byte[] body, Class<T> type,
@@ -199,21 +191,20 @@ public class IdempotencyService {
             ResumableOperation resumable = resumableOf(request.operation()).orElseThrow(() -> new IllegalStateException(
                     request.operation() + " went on past its first phase but registers no "
                             + ResumableOperation.class.getSimpleName()));
-            return runPhases(held.recordId(), held.lease(), request.operation(), held.next(), resumable, cause)
-                    .answer();
+            return runPhases(held, request.operation(), resumable, cause).answer();
         });
     }
 
-    /** The record is this request's (claimed or taken over, under {@code lease}); its phases go on from {@code next}. */
-    private record Holding(long recordId, Instant lease, Checkpoint next) implements Attempt {
+    /**
+     * The record is this caller's (claimed or taken over, under {@code lease}); its phases go on from {@code next}, the
+     * next of them now. It is also where an applied phase leaves an operation that reached a recovery point and kept
+     * the lease.
+     */
+    private record Holding(long recordId, Instant lease, Checkpoint next) implements Attempt, Step {
     }
 
     /** Where an operation stands once the engine has applied one of its phases, for the caller that holds it. */
-    private sealed interface Step permits NextPhase, Stopped {
-    }
-
-    /** At a recovery point, the lease kept: the operation's next phase runs now. */
-    private record NextPhase(Checkpoint checkpoint) implements Step {
+    private sealed interface Step permits Holding, Stopped {
     }
 
     /**
@@ -310,8 +301,7 @@ public class IdempotencyService {
                 recordId -> {
                     Step first = stepAfter(recordId, lease, request.operation(), start, start,
                             firstPhase.run(request.body(), recordId), cause);
-                    return first instanceof NextPhase next ? new Holding(recordId, lease, next.checkpoint())
-                            : ((Stopped) first).answer();
+                    return first instanceof Stopped stopped ? stopped.answer() : (Holding) first;
                 },
                 record -> takeOverOrAnswer(request, record, now));
     }
@@ -330,17 +320,16 @@ public class IdempotencyService {
     }
 
     /**
-     * Runs the operation's phases from {@code resumedFrom}, for a caller that holds the record under {@code lease},
-     * until one pauses or finishes it: each time the operation makes its outside call, then the engine runs the atomic
-     * phase it hands back, in a transaction of its own, and applies that phase's result there.
+     * Runs the operation's phases from where {@code held} stands until one pauses or finishes it: each time the
+     * operation makes its outside call, then the engine runs the atomic phase it hands back, in a transaction of its
+     * own, and applies that phase's result there.
      */
-    private Stopped runPhases(long recordId, Instant lease, String operation, Checkpoint resumedFrom,
-                              ResumableOperation resumable, Cause cause) {
-        Step step = new NextPhase(resumedFrom);
-        while (step instanceof NextPhase next) {
-            AtomicPhase phase = resumable.resume(recordId, next.checkpoint(), cause);
-            step = QuarkusTransaction.requiringNew().call(() ->
-                    stepAfter(recordId, lease, operation, resumedFrom, next.checkpoint(), phase.run(), cause));
+    private Stopped runPhases(Holding held, String operation, ResumableOperation resumable, Cause cause) {
+        Step step = held;
+        while (step instanceof Holding holding) {
+            AtomicPhase phase = resumable.resume(held.recordId(), holding.next(), cause);
+            step = QuarkusTransaction.requiringNew().call(() -> stepAfter(held.recordId(), held.lease(), operation,
+                    held.next(), holding.next(), phase.run(), cause));
         }
         return (Stopped) step;
     }
@@ -359,7 +348,7 @@ public class IdempotencyService {
                     new Resumption.Finished(resumedFrom, done.response()));
         }
         if (applied && result instanceof PhaseResult.RecoveryPoint point) {
-            return point.lease() == PhaseResult.Lease.KEEP ? new NextPhase(point.checkpoint())
+            return point.lease() == PhaseResult.Lease.KEEP ? new Holding(recordId, lease, point.checkpoint())
                     : new Stopped(executed(point.answer(), recordId, RequestLog.Outcome.EXECUTED),
                             new Resumption.Paused(resumedFrom, point.checkpoint()));
         }
@@ -518,7 +507,7 @@ public class IdempotencyService {
      */
     private Optional<IdempotencyStore.TakenOver> takeOver(long recordId) {
         Instant now = Timestamps.now();
-        return QuarkusTransaction.joiningExisting().call(() -> records.takeOver(recordId, now, now.plus(config.lease())));
+        return records.takeOver(recordId, now, now.plus(config.lease()));
     }
 
     /**
@@ -545,8 +534,8 @@ public class IdempotencyService {
                     operation, from, operation);
             return new Resumption.NoResume(operation, from);
         }
-        return runPhases(recordId, taken.get().lease(), operation, taken.get().checkpoint(), resumable.get(), cause)
-                .resumption();
+        return runPhases(new Holding(recordId, taken.get().lease(), taken.get().checkpoint()), operation,
+                resumable.get(), cause).resumption();
     }
 
     /** The table of the engine's records, as a cleanup's metrics name it; only the engine's store reads it. */

@@ -26,10 +26,6 @@ public interface LocalOperation<T> {
      */
     record Plan(StoredResponse response, ClaimWrites writes, Optional<ClaimPrecondition> precondition) {
 
-        public Plan(StoredResponse response, ClaimWrites writes) {
-            this(response, writes, Optional.empty());
-        }
-
         public Plan(StoredResponse response, ClaimWrites writes, ClaimPrecondition precondition) {
             this(response, writes, Optional.of(precondition));
         }

@@ -30,18 +30,6 @@ public class Outbox {
      */
     public StateMachine.Consequence enqueuedOnMove(String eventType, String aggregateType, String aggregateId,
                                                    Map<String, Object> payload) {
-        return new StateMachine.Consequence("""
-                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at,
-                                           created_at, traceparent)
-                SELECT :outboxEventType, :outboxAggregateType, :outboxAggregateId, CAST(:outboxPayload AS jsonb),
-                       :outboxAt, :outboxAt, CAST(:outboxTraceparent AS text)
-                  FROM moved
-                ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING""",
-                parameters(eventType, aggregateType, aggregateId, payload));
-    }
-
-    private Map<String, Object> parameters(String eventType, String aggregateType, String aggregateId,
-                                           Map<String, Object> payload) {
         Map<String, Object> parameters = new HashMap<>();
         parameters.put("outboxEventType", eventType);
         parameters.put("outboxAggregateType", aggregateType);
@@ -49,7 +37,13 @@ public class Outbox {
         parameters.put("outboxPayload", toJson(payload));
         parameters.put("outboxAt", Timestamps.now());
         parameters.put("outboxTraceparent", TraceContexts.currentTraceparent());
-        return parameters;
+        return new StateMachine.Consequence("""
+                INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at,
+                                           created_at, traceparent)
+                SELECT :outboxEventType, :outboxAggregateType, :outboxAggregateId, CAST(:outboxPayload AS jsonb),
+                       :outboxAt, :outboxAt, CAST(:outboxTraceparent AS text)
+                  FROM moved
+                ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING""", parameters);
     }
 
     private String toJson(Map<String, Object> payload) {

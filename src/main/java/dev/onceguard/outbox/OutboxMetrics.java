@@ -80,13 +80,11 @@ public class OutboxMetrics {
                                min(created_at) FILTER (WHERE status = 'PENDING') AS oldest,
                                count(*) FILTER (WHERE status = 'DEAD') AS dead
                           FROM outbox_events WHERE status IN ('PENDING', 'DEAD')""",
-                row -> backlog(row.getLong("pending"), SqlRows.instant(row, "oldest"), row.getLong("dead"), now))
-                .get(0));
-    }
-
-    private static Backlog backlog(long pending, Instant oldest, long dead, Instant now) {
-        double age = oldest == null ? 0 : Math.max(0, Duration.between(oldest, now).toMillis() / 1000.0);
-        return new Backlog(pending, age, dead, now);
+                row -> {
+                    Instant oldest = SqlRows.instant(row, "oldest");
+                    double age = oldest == null ? 0 : Math.max(0, Duration.between(oldest, now).toMillis() / 1000.0);
+                    return new Backlog(row.getLong("pending"), age, row.getLong("dead"), now);
+                }).get(0));
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<Backlog> value) {

@@ -14,6 +14,7 @@ import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import org.jboss.logging.Logger;
+import org.jboss.logging.MDC;
 
 import java.sql.SQLException;
 import java.time.Instant;
@@ -119,8 +120,11 @@ public class OutboxRelay {
             }
             OutboxEvent event = claimed.get(i).event();
             Outcome outcome;
-            try (LogContext.Scope scope = LogContext.scoped(LogContext.OUTBOX_EVENT_ID, event.id())) {
+            LogContext.put(LogContext.OUTBOX_EVENT_ID, event.id());
+            try {
                 outcome = deliver(event, claimed.get(i).traceparent(), token);
+            } finally {
+                MDC.remove(LogContext.OUTBOX_EVENT_ID);
             }
             switch (outcome) {
                 case DONE -> done++;

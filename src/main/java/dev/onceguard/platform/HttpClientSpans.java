@@ -42,11 +42,6 @@ public class HttpClientSpans {
         this.tracer = openTelemetry.getTracer("dev.onceguard");
     }
 
-    /** Spans that record nothing, for an adapter built outside the container (a unit test's). */
-    public static HttpClientSpans untraced() {
-        return new HttpClientSpans(OpenTelemetry.noop());
-    }
-
     public <T> HttpResponse<T> send(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> answer)
             throws IOException, InterruptedException {
         Span span = start(request, Context.current());

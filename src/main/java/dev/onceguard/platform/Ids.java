@@ -26,27 +26,27 @@ public class Ids {
         byte[] randomBytes = new byte[10];
         random.nextBytes(randomBytes);
         char[] out = new char[26];
-        for (int i = 9; i >= 0; i--) {
-            out[i] = ALPHABET[(int) (millis & 31)];
-            millis >>>= 5;
-        }
-        long high = 0;
-        for (int i = 0; i < 5; i++) {
-            high = (high << 8) | (randomBytes[i] & 0xff);
-        }
-        long low = 0;
-        for (int i = 5; i < 10; i++) {
-            low = (low << 8) | (randomBytes[i] & 0xff);
-        }
-        for (int i = 17; i >= 10; i--) {
-            out[i] = ALPHABET[(int) (high & 31)];
-            high >>>= 5;
-        }
-        for (int i = 25; i >= 18; i--) {
-            out[i] = ALPHABET[(int) (low & 31)];
-            low >>>= 5;
-        }
+        base32(out, 0, 10, millis);
+        base32(out, 10, 8, fortyBits(randomBytes, 0));
+        base32(out, 18, 8, fortyBits(randomBytes, 5));
         return prefix + "_" + new String(out);
+    }
+
+    /** The last {@code 5 * count} bits of {@code value} as {@code count} characters from {@code from} on. */
+    private static void base32(char[] out, int from, int count, long value) {
+        for (int i = from + count - 1; i >= from; i--) {
+            out[i] = ALPHABET[(int) (value & 31)];
+            value >>>= 5;
+        }
+    }
+
+    /** The five bytes from {@code from} on as one number. */
+    private static long fortyBits(byte[] bytes, int from) {
+        long bits = 0;
+        for (int i = from; i < from + 5; i++) {
+            bits = (bits << 8) | (bytes[i] & 0xff);
+        }
+        return bits;
     }
 
     /**

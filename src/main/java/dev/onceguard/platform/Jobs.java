@@ -88,12 +88,12 @@ public class Jobs {
      * @param recordEmptyRuns false for a job (the outbox relay) whose idle runs are only counted in metrics
      */
     public Map<String, Long> run(String job, boolean recordEmptyRuns, Supplier<Map<String, Long>> body) {
-        return execute(job, recordEmptyRuns, false, runId -> body.get()).counts();
+        return traces.jobRun(job, () -> recorded(job, recordEmptyRuns, false, runId -> body.get())).counts();
     }
 
     /** Runs {@code body} on an operator's request, as the scheduler would, and records the run even when it was idle. */
     public Finished runNow(String job, Supplier<Map<String, Long>> body) {
-        return execute(job, true, false, runId -> body.get());
+        return traces.jobRun(job, () -> recorded(job, true, false, runId -> body.get()));
     }
 
     /**
@@ -101,11 +101,7 @@ public class Jobs {
      * its {@code job_runs} row will have.
      */
     public Finished runIdentified(String job, LongFunction<Map<String, Long>> body) {
-        return execute(job, true, true, body);
-    }
-
-    private Finished execute(String job, boolean recordEmptyRuns, boolean identified, LongFunction<Map<String, Long>> body) {
-        return traces.jobRun(job, () -> recorded(job, recordEmptyRuns, identified, body));
+        return traces.jobRun(job, () -> recorded(job, true, true, body));
     }
 
     private Finished recorded(String job, boolean recordEmptyRuns, boolean identified,

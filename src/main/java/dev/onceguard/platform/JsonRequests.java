@@ -82,11 +82,6 @@ public class JsonRequests {
         } catch (IOException e) {
             throw new ProblemException(malformed());
         }
-        validate(value);
-        return value;
-    }
-
-    public <T> void validate(T value) {
         var violations = validator.validate(value);
         if (!violations.isEmpty()) {
             throw new ProblemException(Problem.validation(violations.stream()
@@ -94,6 +89,7 @@ public class JsonRequests {
                     .sorted(Comparator.comparing(Problem.FieldError::field))
                     .toList()));
         }
+        return value;
     }
 
     /**
@@ -101,26 +97,22 @@ public class JsonRequests {
      * and field name in it storable ({@code VALIDATION_FAILED} naming the first that is not).
      */
     public JsonNode tree(byte[] body) {
-        JsonNode tree = parse(body);
+        if (body == null || body.length == 0) {
+            throw new ProblemException(malformed());
+        }
+        JsonNode tree;
+        try (JsonParser parser = strict.createParser(body)) {
+            tree = strict.readTree(parser);
+            if (tree == null || parser.nextToken() != null) {
+                throw new ProblemException(malformed());
+            }
+        } catch (IOException e) {
+            throw new ProblemException(malformed());
+        }
         StorableText.firstRefusal(tree).ifPresent(refused -> {
             throw new ProblemException(Problem.validation(List.of(refused)));
         });
         return tree;
-    }
-
-    private JsonNode parse(byte[] body) {
-        if (body == null || body.length == 0) {
-            throw new ProblemException(malformed());
-        }
-        try (JsonParser parser = strict.createParser(body)) {
-            JsonNode tree = strict.readTree(parser);
-            if (tree == null || parser.nextToken() != null) {
-                throw new ProblemException(malformed());
-            }
-            return tree;
-        } catch (IOException e) {
-            throw new ProblemException(malformed());
-        }
     }
 
     private static Problem malformed() {

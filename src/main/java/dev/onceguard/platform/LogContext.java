@@ -4,7 +4,7 @@ import org.jboss.logging.MDC;
 
 /**
  * The MDC fields every log line carries once they are known (a JSON line lists them under "mdc"). On a request they
- * live in the request's own context; a scheduled job sets them with {@link #scoped} and removes them when done.
+ * live in the request's own context; a scheduled job sets them with {@link #put} and removes them when done.
  */
 public final class LogContext {
 
@@ -27,15 +27,5 @@ public final class LogContext {
         if (value != null) {
             MDC.put(field, value.toString());
         }
-    }
-
-    public static Scope scoped(String field, Object value) {
-        put(field, value);
-        return () -> MDC.remove(field);
-    }
-
-    public interface Scope extends AutoCloseable {
-        @Override
-        void close();
     }
 }

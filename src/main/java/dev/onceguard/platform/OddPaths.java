@@ -34,12 +34,6 @@ public class OddPaths {
     }
 
     static boolean odd(String path) {
-        for (int i = 0; i < path.length(); i++) {
-            char c = path.charAt(i);
-            if (c <= 0x20 || c >= 0x7f || c == ';' || c == ',' || c == '"' || c == '\\') {
-                return true;
-            }
-        }
-        return false;
+        return path.chars().anyMatch(c -> c <= 0x20 || c >= 0x7f || c == ';' || c == ',' || c == '"' || c == '\\');
     }
 }

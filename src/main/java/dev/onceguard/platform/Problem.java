@@ -24,12 +24,11 @@ public record Problem(String type, String title, int status, String detail, Stri
     }
 
     public static Problem validation(List<FieldError> errors) {
-        return new Problem(typeOf("VALIDATION_FAILED"), "Request validation failed", 400,
-                "The request body is well-formed JSON but does not satisfy the contract; see errors.",
-                "VALIDATION_FAILED", List.copyOf(errors));
+        return validation("The request body is well-formed JSON but does not satisfy the contract; see errors.",
+                errors);
     }
 
-    /** A 400 for a request value outside the body (a query parameter, a header) that cannot be accepted. */
+    /** A 400 for request values that cannot be accepted, {@code detail} saying which (a query parameter, a header). */
     public static Problem validation(String detail, List<FieldError> errors) {
         return new Problem(typeOf("VALIDATION_FAILED"), "Request validation failed", 400, detail, "VALIDATION_FAILED",
                 List.copyOf(errors));

@@ -20,7 +20,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import java.nio.channels.ClosedChannelException;
 import java.sql.SQLTransientException;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Turns every failure into {@code application/problem+json}. Bodies never carry stack traces or input secrets.
@@ -155,22 +157,17 @@ public class ProblemMappers {
      * refuses what it knows the database cannot take, so such a value is the client's input the boundary let through.
      */
     private static Optional<String> dataErrorState(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
-                    && sql.getSQLState().startsWith("22")) {
-                return Optional.of(sql.getSQLState());
-            }
-        }
-        return Optional.empty();
+        return causes(e).map(t -> t instanceof java.sql.SQLException sql ? sql.getSQLState() : null)
+                .filter(state -> state != null && state.startsWith("22")).findFirst();
     }
 
     private static boolean isClientGone(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof HttpClosedException || t instanceof ClosedChannelException) {
-                return true;
-            }
-        }
-        return false;
+        return causes(e).anyMatch(t -> t instanceof HttpClosedException || t instanceof ClosedChannelException);
+    }
+
+    /** {@code e} and its causes, outermost first. */
+    private static Stream<Throwable> causes(Throwable e) {
+        return Stream.iterate(e, Objects::nonNull, Throwable::getCause);
     }
 
     /**
@@ -193,25 +190,12 @@ public class ProblemMappers {
      * request was done.
      */
     private static boolean isTransient(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof JDBCConnectionException || t instanceof SQLTransientException) {
-                return true;
-            }
-            if (isPoolRefusal(t)) {
-                return true;
-            }
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")
-                    || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01")
-                    || sql.getSQLState().equals(READ_ONLY_SQL_TRANSACTION))) {
-                return true;
-            }
-            for (Throwable suppressed : t.getSuppressed()) {
-                if (isTransient(suppressed)) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return causes(e).anyMatch(t -> t instanceof JDBCConnectionException || t instanceof SQLTransientException
+                || isPoolRefusal(t)
+                || t instanceof java.sql.SQLException sql && sql.getSQLState() != null
+                        && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")
+                        || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01")
+                        || sql.getSQLState().equals(READ_ONLY_SQL_TRANSACTION))
+                || Stream.of(t.getSuppressed()).anyMatch(ProblemMappers::isTransient));
     }
 }

@@ -44,19 +44,15 @@ public class SqlRows {
         try (Connection connection = dataSource.getConnection();
              PreparedStatement statement = prepared(connection, sql, parameters)) {
             statement.setQueryTimeout(timeoutSeconds);
-            return rows(statement, row);
+            try (ResultSet rows = statement.executeQuery()) {
+                List<T> found = new ArrayList<>();
+                while (rows.next()) {
+                    found.add(row.read(rows));
+                }
+                return found;
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("query failed (SQLState " + e.getSQLState() + "): " + firstLine(sql), e);
-        }
-    }
-
-    private static <T> List<T> rows(PreparedStatement statement, Row<T> row) throws SQLException {
-        try (ResultSet rows = statement.executeQuery()) {
-            List<T> found = new ArrayList<>();
-            while (rows.next()) {
-                found.add(row.read(rows));
-            }
-            return found;
         }
     }
 

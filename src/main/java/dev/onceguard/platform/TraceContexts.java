@@ -10,10 +10,11 @@ import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
-import io.opentelemetry.context.propagation.TextMapSetter;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -37,11 +38,6 @@ public class TraceContexts {
             return TRACEPARENT.equals(key) ? traceparent : null;
         }
     };
-    private static final TextMapSetter<String[]> STORE = (carrier, key, value) -> {
-        if (TRACEPARENT.equals(key)) {
-            carrier[0] = value;
-        }
-    };
 
     private final Tracer tracer;
 
@@ -55,9 +51,9 @@ public class TraceContexts {
         if (!current.isValid()) {
             return null;
         }
-        String[] traceparent = new String[1];
-        W3C.inject(Context.current(), traceparent, STORE);
-        return traceparent[0];
+        Map<String, String> headers = new HashMap<>();
+        W3C.inject(Context.current(), headers, Map::put);
+        return headers.get(TRACEPARENT);
     }
 
     /**

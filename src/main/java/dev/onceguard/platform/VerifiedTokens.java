@@ -38,23 +38,8 @@ public class VerifiedTokens implements JWTParser {
     private final DefaultJWTParser verifier;
     private final Cache<String, JsonWebToken> verified = RequestPathCaches.newBuilder()
             .maximumSize(MAX_TOKENS)
-            .expireAfter(new Expiry<String, JsonWebToken>() {
-                @Override
-                public long expireAfterCreate(String token, JsonWebToken jwt, long currentTime) {
-                    return Math.max(0, Duration.between(Instant.now(), Instant.ofEpochSecond(jwt.getExpirationTime()))
-                            .toNanos());
-                }
-
-                @Override
-                public long expireAfterUpdate(String token, JsonWebToken jwt, long currentTime, long currentDuration) {
-                    return currentDuration;
-                }
-
-                @Override
-                public long expireAfterRead(String token, JsonWebToken jwt, long currentTime, long currentDuration) {
-                    return currentDuration;
-                }
-            })
+            .expireAfter(Expiry.creating((String token, JsonWebToken jwt) -> Duration.ofNanos(Math.max(0,
+                    Duration.between(Instant.now(), Instant.ofEpochSecond(jwt.getExpirationTime())).toNanos()))))
             .build();
 
     public VerifiedTokens(DefaultJWTParser verifier) {

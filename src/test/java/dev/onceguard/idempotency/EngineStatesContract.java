@@ -38,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -124,7 +125,7 @@ abstract class EngineStatesContract {
 
     private IdempotentRequest<Item> request(String operation, String key, Map<String, String> path, String body) {
         return engine.request(operation, user, key, new RequestIds("req-" + UUID.randomUUID(), null), path,
-                body.getBytes(StandardCharsets.UTF_8), Item.class);
+                body.getBytes(StandardCharsets.UTF_8), Item.class, UnaryOperator.identity());
     }
 
     /** Runs a call where the API runs it: on a Vert.x event loop, whose worker then runs what blocks. */
@@ -148,7 +149,7 @@ abstract class EngineStatesContract {
     private LocalOperation<Item> creating() {
         return body -> {
             plans.incrementAndGet();
-            return new LocalOperation.Plan(CREATED, ClaimWrites.NONE);
+            return new LocalOperation.Plan(CREATED, ClaimWrites.NONE, Optional.empty());
         };
     }
 

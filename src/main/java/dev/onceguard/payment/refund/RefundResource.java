@@ -22,6 +22,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * {@code POST /api/payments/{paymentId}/refunds}: only a token whose {@code groups} claim holds {@value #GROUP} may
@@ -58,7 +59,7 @@ public class RefundResource {
         LogContext.put(LogContext.PAYMENT_ID, paymentId);
         var request = idempotency.request(RefundService.OPERATION, userId, http.getHeader(IdempotencyKey.HEADER),
                 RequestIds.of(http), Map.of("paymentId", paymentId), body,
-                CreateRefundRequest.class);
+                CreateRefundRequest.class, UnaryOperator.identity());
         return refunds.refund(request, paymentId, userId).map(IdempotentResponse::toResponse);
     }
 }

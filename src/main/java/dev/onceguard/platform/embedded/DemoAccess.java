@@ -86,8 +86,10 @@ final class DemoAccess {
      */
     Map<String, String> consoleSettings() {
         Properties login = new Properties();
+        String cookieKey;
         try (Reader reader = Files.newBufferedReader(adminLogin)) {
             login.load(reader);
+            cookieKey = Files.readString(sessionKey).strip();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -95,15 +97,7 @@ final class DemoAccess {
         return Map.of(
                 "quarkus.security.users.embedded.users." + username, login.getProperty("password"),
                 "quarkus.security.users.embedded.roles." + username, "admin",
-                "quarkus.http.auth.session.encryption-key", readString(sessionKey));
-    }
-
-    private static String readString(Path file) {
-        try {
-            return Files.readString(file).strip();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+                "quarkus.http.auth.session.encryption-key", cookieKey);
     }
 
     /** A bearer token for any user id, signed with this folder's demo key. */

@@ -1,5 +1,6 @@
 package dev.onceguard.payment.stripe;
 
+import io.opentelemetry.api.OpenTelemetry;
 import dev.onceguard.platform.HttpClientSpans;
 import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -53,7 +54,7 @@ class StripePaymentProviderTest {
 
     private static StripePaymentProvider providerAt(URI baseUrl) {
         return new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), baseUrl, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT,
-                HttpClientSpans.untraced());
+                new HttpClientSpans(OpenTelemetry.noop()));
     }
 
     private static CreatePayment payment(String key) {
@@ -115,7 +116,7 @@ class StripePaymentProviderTest {
         ProviderPayment created = provider.create(payment("onceguard-pay_pinned"));
         provider.retrieve(created.providerPaymentId());
         StripePaymentProvider newer = new StripePaymentProvider(Optional.of(API_KEY), Optional.of(SECRET), stripe.baseUrl(),
-                "2025-03-31.basil", TIMEOUT, HttpClientSpans.untraced());
+                "2025-03-31.basil", TIMEOUT, new HttpClientSpans(OpenTelemetry.noop()));
         newer.create(payment("onceguard-pay_newer"));
 
         assertThat(stripe.requests).extracting(r -> r.headers().get("stripe-version"))
@@ -245,9 +246,9 @@ class StripePaymentProviderTest {
     void stripeIsEnabledOnlyWithBothTheApiKeyAndTheWebhookSecret() {
         URI url = URI.create("https://api.stripe.com");
         assertThat(provider.enabled()).isTrue();
-        assertThat(new StripePaymentProvider(Optional.empty(), Optional.of(SECRET), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, HttpClientSpans.untraced()).enabled()).isFalse();
-        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.empty(), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, HttpClientSpans.untraced()).enabled()).isFalse();
-        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.of(" "), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, HttpClientSpans.untraced()).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.empty(), Optional.of(SECRET), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, new HttpClientSpans(OpenTelemetry.noop())).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.empty(), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, new HttpClientSpans(OpenTelemetry.noop())).enabled()).isFalse();
+        assertThat(new StripePaymentProvider(Optional.of(API_KEY), Optional.of(" "), url, StripePaymentProvider.PINNED_API_VERSION, TIMEOUT, new HttpClientSpans(OpenTelemetry.noop())).enabled()).isFalse();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.onceguard.payment.stripe;
 
+import io.opentelemetry.api.OpenTelemetry;
 import dev.onceguard.platform.HttpClientSpans;
 import dev.onceguard.payment.provider.WebhookRejected;
 import java.io.UncheckedIOException;
@@ -38,7 +39,7 @@ class StripeRefundsTest {
         stripe = new StripeStub();
         provider = new StripePaymentProvider(Optional.of(API_KEY), Optional.of("whsec_test_endpoint_secret"),
                 stripe.baseUrl(), StripePaymentProvider.PINNED_API_VERSION, Duration.ofMillis(500),
-                HttpClientSpans.untraced());
+                new HttpClientSpans(OpenTelemetry.noop()));
     }
 
     @AfterEach

@@ -1,5 +1,6 @@
 package dev.onceguard.payment.yookassa;
 
+import io.opentelemetry.api.OpenTelemetry;
 import dev.onceguard.platform.HttpClientSpans;
 import java.io.UncheckedIOException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -62,7 +63,7 @@ class YooKassaPaymentProviderTest {
     private YooKassaPaymentProvider providerAt(String baseUrl, Duration timeout) {
         return new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.of(YooKassaStub.SECRET_KEY),
                 baseUrl, Optional.of(RETURN_URL), PUBLISHED, timeout, new ProviderCallMetrics(registry),
-                HttpClientSpans.untraced());
+                new HttpClientSpans(OpenTelemetry.noop()));
     }
 
     private static CreatePayment payment(String key) {
@@ -157,7 +158,7 @@ class YooKassaPaymentProviderTest {
         yookassa.answerLikeYooKassa();
         YooKassaPaymentProvider wrongKey = new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID),
                 Optional.of("test_wrong_secret"), yookassa.baseUrl(), Optional.of(RETURN_URL), PUBLISHED,
-                TIMEOUT, new ProviderCallMetrics(registry), HttpClientSpans.untraced());
+                TIMEOUT, new ProviderCallMetrics(registry), new HttpClientSpans(OpenTelemetry.noop()));
 
         assertThat(wrongKey.create(payment("onceguard-pay_wrong_key")).status()).isEqualTo(ProviderStatus.FAILED);
         assertThatThrownBy(() -> wrongKey.retrieve("23d93cac-000f-5000-8000-126628f15141"))
@@ -169,11 +170,11 @@ class YooKassaPaymentProviderTest {
         assertThat(provider.enabled()).isTrue();
         assertThat(new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.empty(), yookassa.baseUrl(),
                 Optional.of(RETURN_URL), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry),
-                HttpClientSpans.untraced()).enabled())
+                new HttpClientSpans(OpenTelemetry.noop())).enabled())
                 .isFalse();
         assertThat(new YooKassaPaymentProvider(Optional.of(YooKassaStub.SHOP_ID), Optional.of(YooKassaStub.SECRET_KEY),
                 yookassa.baseUrl(), Optional.of(" "), PUBLISHED, Duration.ofSeconds(1), new ProviderCallMetrics(registry),
-                HttpClientSpans.untraced())
+                new HttpClientSpans(OpenTelemetry.noop()))
                 .enabled()).isFalse();
     }
 
