@@ -91,7 +91,8 @@ public class OrderService {
         if (catalogErrors(request, kept).isEmpty() && quantitiesOverCap(request, kept).isEmpty()) {
             return kept;
         }
-        Map<String, CatalogPrice> current = catalogCache.currentPrices(productIds);
+        catalogCache.forget(productIds);
+        Map<String, CatalogPrice> current = catalogCache.prices(productIds);
         List<Problem.FieldError> errors = catalogErrors(request, current);
         if (!errors.isEmpty()) {
             throw new ProblemException(Problem.validation(errors));

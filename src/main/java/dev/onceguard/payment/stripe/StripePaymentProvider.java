@@ -348,9 +348,9 @@ public class StripePaymentProvider implements PaymentProvider {
         ProviderStatus status = statusOf(intent.get("status").asText());
         CustomerAction action = status == ProviderStatus.REQUIRES_ACTION
                 ? new CustomerAction(textOrNull(intent.path("client_secret")), intent.path("next_action").isObject()
-                ? intent.get("next_action") : null)
+                ? intent.get("next_action") : null, null)
                 : null;
-        return new ProviderPayment(intent.get("id").asText(), status, action);
+        return new ProviderPayment(intent.get("id").asText(), status, action, null);
     }
 
     private HttpRequest.Builder request(String path) {

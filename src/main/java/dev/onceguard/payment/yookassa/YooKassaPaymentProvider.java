@@ -380,7 +380,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
             case "pending" -> {
                 String url = textOrNull(payment.path("confirmation").path("confirmation_url"));
                 yield url == null ? new ProviderPayment(id, ProviderStatus.PENDING)
-                        : new ProviderPayment(id, ProviderStatus.REQUIRES_ACTION, CustomerAction.redirect(url));
+                        : new ProviderPayment(id, ProviderStatus.REQUIRES_ACTION, CustomerAction.redirect(url), null);
             }
             case "waiting_for_capture" -> throw new ProviderOutcomeUnknown("payment " + id
                     + " is waiting_for_capture, which a payment created with capture: true is not expected to be", null);
