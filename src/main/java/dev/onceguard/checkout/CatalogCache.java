@@ -42,12 +42,6 @@ public class CatalogCache {
         return all;
     }
 
-    /** The entries of these products as the database has them now, kept in place of the ones held before. */
-    Map<String, CatalogPrice> currentPrices(List<String> productIds) {
-        forget(productIds);
-        return prices(productIds);
-    }
-
     void forget(Collection<String> productIds) {
         entries.invalidateAll(productIds);
     }

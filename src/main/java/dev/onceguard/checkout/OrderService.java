@@ -70,12 +70,8 @@ public class OrderService {
                 .reduce(BigDecimal.ZERO, BigDecimal::add);
         Order.Status status = Order.Status.AWAITING_PAYMENT;
 
-        OrderView view = new OrderView(orderId, status.name(),
-                lines.stream().map(l -> new OrderView.Item(l.productId(), l.quantity(), OrderView.money(l.unitPrice())))
-                        .toList(),
-                OrderView.money(total), request.currency(), Timestamps.format(now));
-        StoredResponse response = responses.json(201, view, Map.of("Location", "/api/orders/" + orderId),
-                RESOURCE_TYPE, orderId);
+        StoredResponse response = responses.json(201, OrderView.of(new Order(orderId, userId, status, total,
+                request.currency(), now, lines)), Map.of("Location", "/api/orders/" + orderId), RESOURCE_TYPE, orderId);
         return new LocalOperation.Plan(response, withStockTaken(request, catalog,
                 orderRows.inserting(orderId, userId, status, total, request.currency(), requestId, now, lines)),
                 catalogRows.unchanged(catalog.values(), () -> catalogCache.forget(productIds)));
@@ -91,7 +87,8 @@ public class OrderService {
         if (catalogErrors(request, kept).isEmpty() && quantitiesOverCap(request, kept).isEmpty()) {
             return kept;
         }
-        Map<String, CatalogPrice> current = catalogCache.currentPrices(productIds);
+        catalogCache.forget(productIds);
+        Map<String, CatalogPrice> current = catalogCache.prices(productIds);
         List<Problem.FieldError> errors = catalogErrors(request, current);
         if (!errors.isEmpty()) {
             throw new ProblemException(Problem.validation(errors));

@@ -13,12 +13,10 @@ public class LicenseHandler extends OrderEffectHandler {
 
     private static final Logger LOG = Logger.getLogger(LicenseHandler.class);
 
-    private final FulfilmentRows effects;
     private final Ids ids;
 
     public LicenseHandler(OrderRows orders, FulfilmentRows effects, Ids ids) {
-        super(orders, OrderSettlement.ORDER_PAID, "license");
-        this.effects = effects;
+        super(orders, effects, OrderSettlement.ORDER_PAID, "license");
         this.ids = ids;
     }
 

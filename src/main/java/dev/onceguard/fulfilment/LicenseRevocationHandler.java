@@ -18,11 +18,8 @@ public class LicenseRevocationHandler extends OrderEffectHandler {
 
     private static final Logger LOG = Logger.getLogger(LicenseRevocationHandler.class);
 
-    private final FulfilmentRows effects;
-
     public LicenseRevocationHandler(OrderRows orders, FulfilmentRows effects) {
-        super(orders, OrderSettlement.ORDER_REFUNDED, "license_revocation");
-        this.effects = effects;
+        super(orders, effects, OrderSettlement.ORDER_REFUNDED, "license_revocation");
     }
 
     @Override

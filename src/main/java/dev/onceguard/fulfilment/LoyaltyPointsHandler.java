@@ -20,11 +20,8 @@ public class LoyaltyPointsHandler extends OrderEffectHandler {
     private static final BigDecimal UNITS_PER_POINT = BigDecimal.valueOf(100);
     private static final Logger LOG = Logger.getLogger(LoyaltyPointsHandler.class);
 
-    private final FulfilmentRows effects;
-
     public LoyaltyPointsHandler(OrderRows orders, FulfilmentRows effects) {
-        super(orders, OrderSettlement.ORDER_PAID, "loyalty_points");
-        this.effects = effects;
+        super(orders, effects, OrderSettlement.ORDER_PAID, "loyalty_points");
     }
 
     static long pointsFor(BigDecimal total) {

@@ -17,11 +17,8 @@ public class LoyaltyPointsReturnHandler extends OrderEffectHandler {
     static final String REASON = OrderSettlement.ORDER_REFUNDED;
     private static final Logger LOG = Logger.getLogger(LoyaltyPointsReturnHandler.class);
 
-    private final FulfilmentRows effects;
-
     public LoyaltyPointsReturnHandler(OrderRows orders, FulfilmentRows effects) {
-        super(orders, OrderSettlement.ORDER_REFUNDED, "loyalty_points_return");
-        this.effects = effects;
+        super(orders, effects, OrderSettlement.ORDER_REFUNDED, "loyalty_points_return");
     }
 
     @Override

@@ -9,17 +9,19 @@ import java.util.Set;
 
 /**
  * One effect of an order's outbox event, from what the effect needs to know of the order
- * ({@link OrderRows.Fulfilable}); an order that does not exist fails the effect. Its subclasses are
+ * ({@link OrderRows.Fulfilable}), written through {@link FulfilmentRows}; an order that does not exist fails the effect. Its subclasses are
  * {@code @Singleton}s: a proxied bean needs a no-args constructor, and this one takes its settings in its constructor.
  */
 abstract class OrderEffectHandler implements OutboxHandler {
 
+    final FulfilmentRows effects;
     private final OrderRows orders;
     private final String eventType;
     private final String effect;
 
-    OrderEffectHandler(OrderRows orders, String eventType, String effect) {
+    OrderEffectHandler(OrderRows orders, FulfilmentRows effects, String eventType, String effect) {
         this.orders = orders;
+        this.effects = effects;
         this.eventType = eventType;
         this.effect = effect;
     }

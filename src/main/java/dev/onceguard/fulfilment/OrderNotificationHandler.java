@@ -13,15 +13,13 @@ abstract class OrderNotificationHandler extends OrderEffectHandler {
 
     private static final Logger LOG = Logger.getLogger(OrderNotificationHandler.class);
 
-    private final FulfilmentRows effects;
     private final Ids ids;
     private final String kind;
     private final String dedupePrefix;
 
     OrderNotificationHandler(OrderRows orders, FulfilmentRows effects, Ids ids, String eventType, String effect,
                              String kind, String dedupePrefix) {
-        super(orders, eventType, effect);
-        this.effects = effects;
+        super(orders, effects, eventType, effect);
         this.ids = ids;
         this.kind = kind;
         this.dedupePrefix = dedupePrefix;

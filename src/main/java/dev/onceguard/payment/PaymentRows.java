@@ -4,7 +4,6 @@ import dev.onceguard.idempotency.RecordKeeper;
 import dev.onceguard.platform.SqlRows;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -29,32 +28,21 @@ public class PaymentRows implements RecordKeeper {
         this.sql = sql;
     }
 
-    /** An attempt about to be inserted as CREATED, with the idempotency record of its operation. */
-    record NewAttempt(String paymentId, String orderId, String userId, BigDecimal amount, String currency,
-                      String provider, String providerIdempotencyKey, String paymentMethodToken, long recordId) {
-
-        /** Without the payment method token, which no log line may carry. */
-        @Override
-        public String toString() {
-            return "NewAttempt[" + paymentId + ", order=" + orderId + "]";
-        }
-    }
-
     /**
-     * Inserts the attempt as CREATED, unless the order already has an unresolved one (CREATED, PENDING or UNKNOWN:
-     * the partial unique index allows one per order).
+     * Inserts a new attempt (CREATED, with no provider payment yet, created now), unless the order already has an
+     * unresolved one (CREATED, PENDING or UNKNOWN: the partial unique index allows one per order).
      *
      * @return false when the order already had one
      */
-    boolean insert(NewAttempt attempt, Instant now) {
+    boolean insert(Payment attempt) {
         return sql.update("""
                         INSERT INTO payments (payment_id, order_id, user_id, status, amount, currency, provider,
                             provider_idempotency_key, payment_method_token, idempotency_record_id, created_at, updated_at)
                         VALUES (?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT (order_id) WHERE status IN ('CREATED', 'PENDING', 'UNKNOWN') DO NOTHING""",
                 attempt.paymentId(), attempt.orderId(), attempt.userId(), attempt.amount(), attempt.currency(),
-                attempt.provider(), attempt.providerIdempotencyKey(), attempt.paymentMethodToken(), attempt.recordId(),
-                now, now) == 1;
+                attempt.provider(), attempt.providerIdempotencyKey(), attempt.paymentMethodToken(),
+                attempt.idempotencyRecordId(), attempt.createdAt(), attempt.createdAt()) == 1;
     }
 
     /** Stores the provider payment id of a payment that did not know it yet; false when it already knew one. */

@@ -124,8 +124,9 @@ public class PaymentService implements ResumableOperation {
 
         String paymentId = ids.next("pay");
         LogContext.put(LogContext.PAYMENT_ID, paymentId);
-        if (!rows.insert(new PaymentRows.NewAttempt(paymentId, orderId, userId, order.total(), order.currency(),
-                provider.name(), "onceguard-" + paymentId, body.paymentMethodToken(), recordId), Timestamps.now())) {
+        if (!rows.insert(new Payment(paymentId, orderId, userId, Payment.Status.CREATED, order.total(),
+                order.currency(), provider.name(), "onceguard-" + paymentId, null, body.paymentMethodToken(), recordId,
+                Timestamps.now()))) {
             throw new BusinessRefusal(Problem.of(409, "PAYMENT_ATTEMPT_UNRESOLVED", "Payment attempt unresolved",
                     "Another payment attempt of order " + orderId + " is still pending or unknown; "
                             + "a new attempt is possible only after it failed or was canceled."));
@@ -148,10 +149,7 @@ public class PaymentService implements ResumableOperation {
         }
         Optional<PaymentProvider> provider = providers.named(payment.provider());
         if (provider.isEmpty()) {
-            return () -> {
-                outcomes.markUnknown(payment, cause);
-                return settle(payment.paymentId(), null);
-            };
+            return unknown(payment, cause);
         }
         return switch (checkpoint.recoveryPoint()) {
             case PAYMENT_CREATED, OUTCOME_UNKNOWN -> create(provider.get(), payment, cause);
@@ -182,10 +180,7 @@ public class PaymentService implements ResumableOperation {
                     payment.currency(), payment.paymentMethodToken(), payment.orderId(), payment.paymentId()));
         } catch (ProviderOutcomeUnknown e) {
             LOG.warnf("payment %s: provider outcome unknown (%s)", payment.paymentId(), e.getMessage());
-            return () -> {
-                outcomes.markUnknown(payment, cause);
-                return settle(payment.paymentId(), null);
-            };
+            return unknown(payment, cause);
         }
         return applying(payment, answer, cause);
     }
@@ -226,6 +221,13 @@ public class PaymentService implements ResumableOperation {
             return () -> settle(payment.paymentId(), null);
         }
         return applying(payment, answer, cause);
+    }
+
+    private AtomicPhase unknown(Payment payment, Cause cause) {
+        return () -> {
+            outcomes.markUnknown(payment, cause);
+            return settle(payment.paymentId(), null);
+        };
     }
 
     private AtomicPhase applying(Payment payment, ProviderPayment answer, Cause cause) {

@@ -1,11 +1,15 @@
 package dev.onceguard.payment;
 
+import dev.onceguard.payment.provider.ProviderRefund;
+import dev.onceguard.payment.refund.Refund;
+import dev.onceguard.payment.refund.RefundOutcomes;
+import dev.onceguard.payment.refund.RefundRows;
+import dev.onceguard.payment.refund.RefundService;
 import dev.onceguard.platform.Draining;
 import dev.onceguard.platform.Jobs;
 import dev.onceguard.payment.provider.PaymentProvider;
 import dev.onceguard.payment.provider.ProviderOutcomeUnknown;
 import dev.onceguard.payment.provider.ProviderPayment;
-import dev.onceguard.payment.refund.RefundReconciliation;
 import dev.onceguard.platform.Cause;
 import dev.onceguard.platform.Timestamps;
 import io.quarkus.narayana.jta.QuarkusTransaction;
@@ -19,9 +23,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Resolves PENDING payment attempts the provider has but whose webhook has not come: one that has been quiet for a
- * while is looked up by its provider payment id. Refunds are reconciled the same way in the same run
- * ({@link RefundReconciliation}). Attempts whose outcome onceguard does not know at all (UNKNOWN, or CREATED with a
+ * Resolves PENDING payment attempts and refunds the provider has but whose webhook has not come: one that has been
+ * quiet for {@code onceguard.payments.pending-check-after} is looked up at the provider. Attempts and refunds whose
+ * outcome onceguard does not know at all (UNKNOWN, or CREATED, or a PENDING refund without a provider answer, with a
  * process that died) are lease recovery's: their records are PROCESSING with an expired lease, and lease recovery
  * resumes them through the engine with the same provider key.
  */
@@ -37,18 +41,22 @@ public class Reconciliation {
     private final PaymentRows rows;
     private final Jobs jobs;
     private final Draining draining;
-    private final RefundReconciliation refunds;
+    private final RefundRows refundRows;
+    private final RefundOutcomes refundOutcomes;
+    private final RefundService refunds;
 
-    public Reconciliation(PaymentProviders providers,
-                          PaymentOutcomes outcomes, PaymentsConfig config, PaymentRows rows, Jobs jobs,
-                          Draining draining, RefundReconciliation refunds) {
-        this.draining = draining;
-        this.refunds = refunds;
+    public Reconciliation(PaymentProviders providers, PaymentOutcomes outcomes, PaymentsConfig config,
+                          PaymentRows rows, Jobs jobs, Draining draining, RefundRows refundRows,
+                          RefundOutcomes refundOutcomes, RefundService refunds) {
         this.providers = providers;
         this.outcomes = outcomes;
         this.config = config;
         this.rows = rows;
         this.jobs = jobs;
+        this.draining = draining;
+        this.refundRows = refundRows;
+        this.refundOutcomes = refundOutcomes;
+        this.refunds = refunds;
     }
 
     @Scheduled(identity = Jobs.RECONCILIATION, every = "${onceguard.jobs.reconciliation.every}",
@@ -67,9 +75,10 @@ public class Reconciliation {
      * @return the run's counts, as its job run records them
      */
     public Map<String, Long> reconcile(Cause cause) {
+        Instant quietSince = Timestamps.now().minus(config.pendingCheckAfter());
         int checked = 0;
         int resolved = 0;
-        for (Payment payment : quietPendingPayments()) {
+        for (Payment payment : QuarkusTransaction.requiringNew().call(() -> rows.quietPending(quietSince, BATCH))) {
             if (draining.inProgress()) {
                 break;
             }
@@ -78,13 +87,18 @@ public class Reconciliation {
                 resolved++;
             }
         }
+        int refundsResolved = 0;
+        for (Refund refund : QuarkusTransaction.requiringNew().call(() ->
+                refundRows.quietPending(Timestamps.now().minus(config.pendingCheckAfter()), BATCH))) {
+            if (draining.inProgress()) {
+                break;
+            }
+            if (checkPending(refund, cause)) {
+                refundsResolved++;
+            }
+        }
         return Map.of("pendingChecked", (long) checked, "pendingResolved", (long) resolved,
-                "refundsPendingResolved", (long) refunds.reconcile(cause));
-    }
-
-    private List<Payment> quietPendingPayments() {
-        Instant quietSince = Timestamps.now().minus(config.pendingCheckAfter());
-        return QuarkusTransaction.requiringNew().call(() -> rows.quietPending(quietSince, BATCH));
+                "refundsPendingResolved", (long) refundsResolved);
     }
 
     private boolean checkPending(Payment payment, Cause cause) {
@@ -99,6 +113,30 @@ public class Reconciliation {
                             cause));
         } catch (ProviderOutcomeUnknown e) {
             LOG.warnf("reconciliation could not reach %s for payment %s: %s", payment.provider(), payment.paymentId(),
+                    e.getMessage());
+            return false;
+        }
+    }
+
+    private boolean checkPending(Refund refund, Cause cause) {
+        Optional<PaymentProvider> provider = providers.named(refund.provider());
+        if (provider.isEmpty()) {
+            return false;
+        }
+        try {
+            Payment payment = QuarkusTransaction.requiringNew().call(() -> rows.get(refund.paymentId()));
+            Optional<ProviderRefund> current = provider.get().findRefund(payment.providerPaymentId(),
+                    refund.refundId());
+            return current.isPresent() && QuarkusTransaction.requiringNew().call(() -> {
+                boolean moved = refundOutcomes.apply(refund, current.get().providerRefundId(), current.get().status(),
+                        cause);
+                if (moved) {
+                    refunds.finishSettled(refund.refundId(), cause);
+                }
+                return moved;
+            });
+        } catch (ProviderOutcomeUnknown e) {
+            LOG.warnf("reconciliation could not reach %s for refund %s: %s", refund.provider(), refund.refundId(),
                     e.getMessage());
             return false;
         }

@@ -61,13 +61,12 @@ public class SandboxWebhooks {
         return eventId;
     }
 
-    /** Schedules one event about {@code refund}, due at {@code dueAt}, delivered once; returns the event id. */
+    /** Schedules one event about {@code refund}, due at {@code dueAt}, delivered once. */
     @Transactional(Transactional.TxType.MANDATORY)
-    public String scheduleRefund(SandboxRefundView refund, SandboxEventType type, Instant dueAt) {
+    public void scheduleRefund(SandboxRefundView refund, SandboxEventType type, Instant dueAt) {
         String eventId = ids.next("evt");
         insertCopies(eventId, refund.payment(), type, json.write(new RefundEventBody(eventId, type.wireName,
                 Timestamps.format(dueAt), new RefundEventBody.Data(refund))), dueAt, 1);
-        return eventId;
     }
 
     private void insertCopies(String eventId, String paymentId, SandboxEventType type, String body, Instant dueAt,

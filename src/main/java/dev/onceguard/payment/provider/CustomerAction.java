@@ -10,10 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 public record CustomerAction(String clientSecret, JsonNode nextAction, String confirmationUrl) {
 
-    public CustomerAction(String clientSecret, JsonNode nextAction) {
-        this(clientSecret, nextAction, null);
-    }
-
     /** The provider's page the customer confirms the payment on. */
     public static CustomerAction redirect(String confirmationUrl) {
         return new CustomerAction(null, null, confirmationUrl);

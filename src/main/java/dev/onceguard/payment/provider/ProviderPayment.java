@@ -12,8 +12,4 @@ public record ProviderPayment(String providerPaymentId, ProviderStatus status, C
     public ProviderPayment(String providerPaymentId, ProviderStatus status) {
         this(providerPaymentId, status, null, null);
     }
-
-    public ProviderPayment(String providerPaymentId, ProviderStatus status, CustomerAction customerAction) {
-        this(providerPaymentId, status, customerAction, null);
-    }
 }

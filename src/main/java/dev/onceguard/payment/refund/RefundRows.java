@@ -74,12 +74,8 @@ public class RefundRows {
                 paymentId).stream().findFirst().orElse(BigDecimal.ZERO);
     }
 
-    record NewRefund(String refundId, String paymentId, String orderId, String requestedBy, BigDecimal amount,
-                     String currency, Refund.Reason reason, String note, String provider,
-                     String providerIdempotencyKey, long recordId) {
-    }
-
-    void insert(NewRefund refund, Instant now) {
+    /** Inserts a new refund (PENDING, with no provider refund yet, created now). */
+    void insert(Refund refund) {
         sql.update("""
                         INSERT INTO refunds (refund_id, payment_id, order_id, requested_by, status, amount, currency,
                             reason, note, provider, provider_idempotency_key, idempotency_record_id, created_at,
@@ -87,7 +83,7 @@ public class RefundRows {
                         VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 refund.refundId(), refund.paymentId(), refund.orderId(), refund.requestedBy(), refund.amount(),
                 refund.currency(), refund.reason().name(), refund.note(), refund.provider(),
-                refund.providerIdempotencyKey(), refund.recordId(), now, now);
+                refund.providerIdempotencyKey(), refund.idempotencyRecordId(), refund.createdAt(), refund.createdAt());
     }
 
     /** Stores the provider refund id of a refund that did not know it yet. */
@@ -117,7 +113,7 @@ public class RefundRows {
     }
 
     /** PENDING refunds the provider has and that nothing has changed since {@code quietSince}, oldest first. */
-    List<Refund> quietPending(Instant quietSince, int limit) {
+    public List<Refund> quietPending(Instant quietSince, int limit) {
         return list("status = 'PENDING' AND provider_refund_id IS NOT NULL AND updated_at <= ? ORDER BY updated_at"
                 + " LIMIT ?", quietSince, limit);
     }

@@ -113,9 +113,9 @@ public class RefundService implements ResumableOperation {
                         + "not final yet).")));
         String refundId = ids.next("ref");
         LogContext.put(LogContext.PAYMENT_ID, paymentId);
-        rows.insert(new RefundRows.NewRefund(refundId, paymentId, payment.orderId(), requestedBy, amount,
-                payment.currency(), body.reason(), body.note(), payment.provider(), "onceguard-" + refundId,
-                recordId), Timestamps.now());
+        rows.insert(new Refund(refundId, paymentId, payment.orderId(), requestedBy, Refund.Status.PENDING, amount,
+                payment.currency(), body.reason(), body.note(), payment.provider(), "onceguard-" + refundId, null,
+                recordId, Timestamps.now()));
         return PhaseResult.continueAt(new Checkpoint(REFUND_RESERVED, RESOURCE_TYPE, refundId));
     }
 

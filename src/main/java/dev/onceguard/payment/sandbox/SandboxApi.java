@@ -35,11 +35,6 @@ public interface SandboxApi extends AutoCloseable {
     }
 
     @RegisterForReflection
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    record PaymentList(List<PaymentBody> data, boolean hasMore) {
-    }
-
-    @RegisterForReflection
     record CreateRefundBody(String payment, String amount, String currency, Map<String, String> metadata) {
     }
 
@@ -49,9 +44,10 @@ public interface SandboxApi extends AutoCloseable {
                       Map<String, String> metadata) {
     }
 
+    /** A list answer (payments or refunds): at most a page of entries, and whether there are more. */
     @RegisterForReflection
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record RefundList(List<RefundBody> data, boolean hasMore) {
+    record Listed<T>(List<T> data, boolean hasMore) {
     }
 
     @POST
@@ -64,7 +60,7 @@ public interface SandboxApi extends AutoCloseable {
 
     @GET
     @Path("/payments")
-    PaymentList ofOrder(@QueryParam("orderId") String orderId);
+    Listed<PaymentBody> ofOrder(@QueryParam("orderId") String orderId);
 
     @POST
     @Path("/refunds")
@@ -72,7 +68,7 @@ public interface SandboxApi extends AutoCloseable {
 
     @GET
     @Path("/refunds")
-    RefundList refundsOf(@QueryParam("payment") String providerPaymentId);
+    Listed<RefundBody> refundsOf(@QueryParam("payment") String providerPaymentId);
 
     @Override
     void close();

@@ -28,7 +28,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,27 +98,14 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
 
     @Override
     public ProviderPayment retrieve(String providerPaymentId) throws ProviderOutcomeUnknown {
-        String what = "retrieve " + providerPaymentId;
-        try {
-            return toPayment(call(what, () -> api().get(providerPaymentId)));
-        } catch (SandboxRefused e) {
-            throw new IllegalStateException("sandbox refused " + what + " with " + e.status);
-        }
+        return toPayment(lookUp("retrieve " + providerPaymentId, () -> api().get(providerPaymentId)));
     }
 
     /** {@code GET /payments?orderId=…}: the sandbox keeps each payment's order, from the {@code order_id} metadata. */
     @Override
     public List<ProviderPayment> paymentsOfOrder(String orderId) throws ProviderOutcomeUnknown {
-        String what = "list the payments of order " + orderId;
-        try {
-            List<ProviderPayment> payments = new ArrayList<>();
-            for (SandboxApi.PaymentBody payment : call(what, () -> api().ofOrder(orderId)).data()) {
-                payments.add(toPayment(payment));
-            }
-            return payments;
-        } catch (SandboxRefused e) {
-            throw new IllegalStateException("sandbox refused to " + what + " with " + e.status);
-        }
+        return lookUp("list the payments of order " + orderId, () -> api().ofOrder(orderId)).data().stream()
+                .map(SandboxPaymentProvider::toPayment).toList();
     }
 
     @Override
@@ -138,14 +124,9 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
 
     @Override
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
-        String what = "list the refunds of " + providerPaymentId;
-        try {
-            return call(what, () -> api().refundsOf(providerPaymentId)).data().stream()
-                    .filter(refund -> refund.metadata() != null && refundId.equals(refund.metadata().get(REFUND_ID)))
-                    .findFirst().map(SandboxPaymentProvider::toRefund);
-        } catch (SandboxRefused e) {
-            throw new IllegalStateException("sandbox refused to " + what + " with " + e.status);
-        }
+        return lookUp("list the refunds of " + providerPaymentId, () -> api().refundsOf(providerPaymentId)).data()
+                .stream().filter(refund -> refund.metadata() != null && refundId.equals(refund.metadata().get(REFUND_ID)))
+                .findFirst().map(SandboxPaymentProvider::toRefund);
     }
 
     @Override
@@ -169,7 +150,8 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
                 return refundEvent(event, object, type);
             }
             ProviderStatus status = switch (type) {
-                case "payment.succeeded", "payment.pending", "payment.canceled" -> status(text(object, "status"));
+                case "payment.succeeded", "payment.pending", "payment.canceled" -> paymentStatus(text(object, "status"))
+                        .orElseThrow(() -> new WebhookRejected("sandbox event has an unknown status"));
                 default -> null;
             };
             JsonNode metadata = object.path("metadata");
@@ -184,11 +166,8 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     }
 
     private static ProviderEvent refundEvent(JsonNode event, JsonNode object, String type) throws WebhookRejected {
-        RefundStatus status = switch (text(object, "status")) {
-            case "SUCCEEDED" -> RefundStatus.SUCCEEDED;
-            case "FAILED" -> RefundStatus.FAILED;
-            default -> throw new WebhookRejected("sandbox refund event has an unknown status");
-        };
+        RefundStatus status = refundStatus(text(object, "status"))
+                .orElseThrow(() -> new WebhookRejected("sandbox refund event has an unknown status"));
         return ProviderEvent.aboutRefund(text(event, "id"), type, text(object, "payment"),
                 Instant.parse(text(event, "created")), new RefundFact(text(object, "id"),
                         textOrNull(object.path("metadata").path(REFUND_ID)), status,
@@ -196,12 +175,26 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     }
 
     private static ProviderRefund toRefund(SandboxApi.RefundBody answer) {
-        RefundStatus status = switch (answer.status()) {
-            case "SUCCEEDED" -> RefundStatus.SUCCEEDED;
-            case "FAILED" -> RefundStatus.FAILED;
-            default -> throw new IllegalStateException("sandbox answered an unknown refund status " + answer.status());
+        return new ProviderRefund(answer.id(), refundStatus(answer.status()).orElseThrow(() ->
+                new IllegalStateException("sandbox answered an unknown refund status " + answer.status())));
+    }
+
+    /** A sandbox refund's status; a sandbox refund is final at once. */
+    private static Optional<RefundStatus> refundStatus(String value) {
+        return switch (value) {
+            case "SUCCEEDED" -> Optional.of(RefundStatus.SUCCEEDED);
+            case "FAILED" -> Optional.of(RefundStatus.FAILED);
+            default -> Optional.empty();
         };
-        return new ProviderRefund(answer.id(), status);
+    }
+
+    /** A look-up the sandbox refused (4xx) asked for what it never made: a bug. */
+    private <T> T lookUp(String what, Supplier<T> request) throws ProviderOutcomeUnknown {
+        try {
+            return call(what, request);
+        } catch (SandboxRefused e) {
+            throw new IllegalStateException("sandbox refused to " + what + " with " + e.status);
+        }
     }
 
     private <T> T call(String what, Supplier<T> request) throws ProviderOutcomeUnknown, SandboxRefused {
@@ -229,22 +222,18 @@ public class SandboxPaymentProvider implements PaymentProvider, SandboxCaller {
     }
 
     private static ProviderPayment toPayment(SandboxApi.PaymentBody answer) {
-        ProviderStatus status = switch (answer.status()) {
-            case "PENDING" -> ProviderStatus.PENDING;
-            case "SUCCEEDED" -> ProviderStatus.SUCCEEDED;
-            case "FAILED" -> ProviderStatus.FAILED;
-            default -> throw new IllegalStateException("sandbox answered an unknown status " + answer.status());
-        };
-        return new ProviderPayment(answer.id(), status);
+        return new ProviderPayment(answer.id(), paymentStatus(answer.status()).orElseThrow(() ->
+                new IllegalStateException("sandbox answered an unknown status " + answer.status())));
     }
 
-    private static ProviderStatus status(String value) throws WebhookRejected {
+    /** A sandbox payment's status; only its events say CANCELED, for a payment the sandbox declined. */
+    private static Optional<ProviderStatus> paymentStatus(String value) {
         return switch (value) {
-            case "PENDING" -> ProviderStatus.PENDING;
-            case "SUCCEEDED" -> ProviderStatus.SUCCEEDED;
-            case "FAILED" -> ProviderStatus.FAILED;
-            case "CANCELED" -> ProviderStatus.CANCELED;
-            default -> throw new WebhookRejected("sandbox event has an unknown status");
+            case "PENDING" -> Optional.of(ProviderStatus.PENDING);
+            case "SUCCEEDED" -> Optional.of(ProviderStatus.SUCCEEDED);
+            case "FAILED" -> Optional.of(ProviderStatus.FAILED);
+            case "CANCELED" -> Optional.of(ProviderStatus.CANCELED);
+            default -> Optional.empty();
         };
     }
 

@@ -90,7 +90,7 @@ public class StripePaymentProvider implements PaymentProvider {
         this.webhookSecret = webhookSecret.filter(s -> !s.isBlank());
         this.baseUrl = baseUrl;
         this.apiVersion = apiVersion;
-        this.http = new ProviderHttp("Stripe", enabled(), timeout, spans);
+        this.http = new ProviderHttp("Stripe", enabled(), timeout, spans, JSON, StripePaymentProvider::openOutcome);
     }
 
     @Override
@@ -116,7 +116,7 @@ public class StripePaymentProvider implements PaymentProvider {
         form.put("metadata[order_id]", command.orderId());
         form.put("metadata[payment_id]", command.paymentId());
         HttpResponse<String> answer = post("/v1/payment_intents", command.idempotencyKey(), form);
-        JsonNode body = parse(answer);
+        JsonNode body = http.parse(answer);
         if (answer.statusCode() == 200) {
             return paymentOf(body);
         }
@@ -163,7 +163,7 @@ public class StripePaymentProvider implements PaymentProvider {
         form.put("metadata[refund_id]", command.refundId());
         form.put("metadata[payment_id]", command.paymentId());
         HttpResponse<String> answer = post("/v1/refunds", command.idempotencyKey(), form);
-        JsonNode body = parse(answer);
+        JsonNode body = http.parse(answer);
         if (answer.statusCode() == 200) {
             return refundOf(body);
         }
@@ -348,9 +348,9 @@ public class StripePaymentProvider implements PaymentProvider {
         ProviderStatus status = statusOf(intent.get("status").asText());
         CustomerAction action = status == ProviderStatus.REQUIRES_ACTION
                 ? new CustomerAction(textOrNull(intent.path("client_secret")), intent.path("next_action").isObject()
-                ? intent.get("next_action") : null)
+                ? intent.get("next_action") : null, null)
                 : null;
-        return new ProviderPayment(intent.get("id").asText(), status, action);
+        return new ProviderPayment(intent.get("id").asText(), status, action, null);
     }
 
     private HttpRequest.Builder request(String path) {
@@ -362,7 +362,7 @@ public class StripePaymentProvider implements PaymentProvider {
 
     private HttpResponse<String> post(String path, String idempotencyKey, Map<String, String> form)
             throws ProviderOutcomeUnknown {
-        return send(request(path)
+        return http.send(request(path)
                 .header("Idempotency-Key", idempotencyKey)
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(formEncode(form)))
@@ -371,11 +371,7 @@ public class StripePaymentProvider implements PaymentProvider {
 
     /** A look-up: anything but 200 leaves the answer unknown ({@code what} names it in the message). */
     private JsonNode get(String path, String what) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request(path).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + answer.statusCode() + what, null);
-        }
-        return parse(answer);
+        return http.lookUp(request(path).GET().build(), what);
     }
 
     /** The error of a create Stripe refused; one about the idempotency key leaves the outcome open. */
@@ -387,19 +383,11 @@ public class StripePaymentProvider implements PaymentProvider {
         return error;
     }
 
-    /** Sends one call; every answer that leaves the outcome open (timeout, broken connection, 5xx, 429, 409) is unknown. */
-    private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = http.send(request);
+    /** The answers that leave a call's outcome open besides a timeout or a broken connection: 5xx, 429, 409. */
+    private static String openOutcome(HttpResponse<String> answer) {
         int status = answer.statusCode();
-        if (status >= 500 || status == 429 || status == 409) {
-            throw new ProviderOutcomeUnknown("Stripe answered " + status + " (request "
-                    + answer.headers().firstValue("Request-Id").orElse("?") + ")", null);
-        }
-        return answer;
-    }
-
-    private JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
-        return http.parse(JSON, answer);
+        return status >= 500 || status == 429 || status == 409 ? "Stripe answered " + status + " (request "
+                + answer.headers().firstValue("Request-Id").orElse("?") + ")" : null;
     }
 
     static String formEncode(Map<String, String> fields) {

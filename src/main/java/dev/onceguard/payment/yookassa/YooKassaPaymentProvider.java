@@ -98,7 +98,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         this.returnUrl = returnUrl.filter(s -> !s.isBlank());
         this.sources = SourceNetworks.of(notificationSources);
         this.metrics = metrics;
-        this.http = new ProviderHttp("YooKassa", enabled(), timeout, spans);
+        this.http = new ProviderHttp("YooKassa", enabled(), timeout, spans, JSON, YooKassaPaymentProvider::openOutcome);
     }
 
     @Override
@@ -125,7 +125,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
         body.put("description", "Order " + command.orderId());
         body.putObject("metadata").put("payment_id", command.paymentId()).put("order_id", command.orderId());
         HttpResponse<String> answer = post("/payments", command.idempotencyKey(), body);
-        JsonNode payment = parse(answer);
+        JsonNode payment = http.parse(answer);
         if (answer.statusCode() == 200) {
             return paymentOf(payment);
         }
@@ -155,16 +155,8 @@ public class YooKassaPaymentProvider implements PaymentProvider {
 
     /** {@code GET /payments/{id}} or {@code GET /refunds/{id}}. */
     private JsonNode readObject(String collection, String id) throws ProviderOutcomeUnknown {
-        return get(collection + URLEncoder.encode(id, StandardCharsets.UTF_8), " for " + collection + id);
-    }
-
-    /** A look-up: anything but 200 leaves the answer unknown ({@code what} names it in the message). */
-    private JsonNode get(String path, String what) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = send(request(path).GET().build());
-        if (answer.statusCode() != 200) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + answer.statusCode() + what, null);
-        }
-        return parse(answer);
+        return http.lookUp(request(collection + URLEncoder.encode(id, StandardCharsets.UTF_8)).GET().build(),
+                " for " + collection + id);
     }
 
     /**
@@ -180,7 +172,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
                 .put("currency", command.currency().toUpperCase(Locale.ROOT));
         body.put("description", refundDescription(command.refundId()));
         HttpResponse<String> answer = post("/refunds", command.idempotencyKey(), body);
-        JsonNode refund = parse(answer);
+        JsonNode refund = http.parse(answer);
         if (answer.statusCode() == 200) {
             return refundOf(refund);
         }
@@ -192,8 +184,8 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     /** {@code GET /refunds?payment_id=…}, the refund whose description names onceguard's refund. */
     @Override
     public Optional<ProviderRefund> findRefund(String providerPaymentId, String refundId) throws ProviderOutcomeUnknown {
-        JsonNode found = get("/refunds?payment_id=" + URLEncoder.encode(providerPaymentId, StandardCharsets.UTF_8),
-                " for the refunds of " + providerPaymentId);
+        JsonNode found = http.lookUp(request("/refunds?payment_id=" + URLEncoder.encode(providerPaymentId,
+                StandardCharsets.UTF_8)).GET().build(), " for the refunds of " + providerPaymentId);
         String description = refundDescription(refundId);
         for (JsonNode refund : found.path("items")) {
             if (description.equals(refund.path("description").asText(null))) {
@@ -393,7 +385,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
             case "pending" -> {
                 String url = textOrNull(payment.path("confirmation").path("confirmation_url"));
                 yield url == null ? new ProviderPayment(id, ProviderStatus.PENDING)
-                        : new ProviderPayment(id, ProviderStatus.REQUIRES_ACTION, CustomerAction.redirect(url));
+                        : new ProviderPayment(id, ProviderStatus.REQUIRES_ACTION, CustomerAction.redirect(url), null);
             }
             case "waiting_for_capture" -> throw new ProviderOutcomeUnknown("payment " + id
                     + " is waiting_for_capture, which a payment created with capture: true is not expected to be", null);
@@ -452,7 +444,7 @@ public class YooKassaPaymentProvider implements PaymentProvider {
 
     private HttpResponse<String> post(String path, String idempotenceKey, ObjectNode body)
             throws ProviderOutcomeUnknown {
-        return send(request(path)
+        return http.send(request(path)
                 .header("Idempotence-Key", idempotenceKey)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
@@ -460,19 +452,12 @@ public class YooKassaPaymentProvider implements PaymentProvider {
     }
 
     /**
-     * Sends one call; every answer that leaves the outcome open (timeout, broken connection, 5xx, 429, any 2xx but
-     * 200) is unknown: YooKassa asks for the same request again with the same key, or for the object to be read.
+     * The answers that leave a call's outcome open besides a timeout or a broken connection (5xx, 429, any 2xx but
+     * 200): YooKassa asks for the same request again with the same key, or for the object to be read.
      */
-    private HttpResponse<String> send(HttpRequest request) throws ProviderOutcomeUnknown {
-        HttpResponse<String> answer = http.send(request);
+    private static String openOutcome(HttpResponse<String> answer) {
         int status = answer.statusCode();
-        if (status >= 500 || status == 429 || (status >= 201 && status < 300)) {
-            throw new ProviderOutcomeUnknown("YooKassa answered " + status, null);
-        }
-        return answer;
-    }
-
-    private JsonNode parse(HttpResponse<String> answer) throws ProviderOutcomeUnknown {
-        return http.parse(JSON, answer);
+        return status >= 500 || status == 429 || (status >= 201 && status < 300) ? "YooKassa answered " + status
+                : null;
     }
 }
