@@ -3,11 +3,12 @@
 
   python3 bench/cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--conns "1 8 32"]
       [--rounds 3] [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer]
-      [--peer-dir DIR] [--no-peer] [--paced-gaps "12 1"]
+      [--peer-dir DIR] [--no-peer] [--paced-gaps "12 1"] [--warmup-min 120] [--warmup-max 300]
       [--java-opts "-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2"]
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with alternating new-key and replay
-   load until the C2 compiler threads used under 2% of a 10 s slice (printed per slice, 300 s at most), and runs
+   load until the C2 compiler threads used under 2% of a 10 s slice and --warmup-min s have passed (printed per
+   slice, --warmup-max s at most), and runs
    ANALYZE, as autovacuum would; starts the peer (bench README) on its own database and warms it;
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
    running the service's own statements (bench/pgbench/post-order.sql, with new keys and with the replay keys), the
@@ -275,7 +276,8 @@ def start_service(a, base, tag):
         busy = thread_cpu(service.pid, "C2 Compiler") - c2
         print(f"warm-up {time.time() - started:5.0f} s: C2 compiler threads {100 * busy / 10:4.1f}% of the slice",
               flush=True)
-        if busy < 0.2 or time.time() - started > a.warmup_max:
+        elapsed = time.time() - started
+        if (busy < 0.2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
             break
     psql(a.db, "ANALYZE")
     print("ANALYZE done; orders so far:", psql(a.db, "SELECT count(*) FROM orders"), flush=True)
@@ -373,6 +375,7 @@ def main():
     ap.add_argument("--duration", type=int, default=15)
     ap.add_argument("--rounds", type=int, default=3,
                     help=f"rounds at {TARGET_CONNS} connections: service, pgbench and peer rows one after the other, each round")
+    ap.add_argument("--warmup-min", type=int, default=120)
     ap.add_argument("--warmup-max", type=int, default=300)
     ap.add_argument("--port", type=int, default=18140)
     ap.add_argument("--db", default="h4_bench")
