@@ -15,25 +15,41 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static java.util.Collections.nCopies;
 
 /**
- * A new event about a payment that already knows its provider payment id, recorded and applied in one statement
- * (decision 0037): the payment is found and locked with the event's amount and currency as conditions, the inbox row
- * is inserted already decided (PROCESSED when the payment may move to what the event says, IGNORED when it may not),
- * and, when it is PROCESSED, the payment's move, its transition, the order's move to PAID, that transition and the
- * {@value OrderSettlement#ORDER_PAID} outbox row follow from the rows the statement returned to itself: the same
- * conditional moves and rows as {@link dev.onceguard.platform.StateMachine#move} and
- * {@link OrderSettlement#markPaid} write. The statement also reads whether the payment's idempotency record is still
- * open, so that the record is finished through the engine only when there is something to finish.
+ * New events about payments that already know their provider payment id, recorded and applied in one statement
+ * (decision 0037) that settles every such event the replica's workers hold at that moment, up to
+ * {@value #MOST_EVENTS} (decision 0049): each payment is found and locked with its event's amount and currency as
+ * conditions, each inbox row is inserted already decided (PROCESSED when the payment may move to what the event says,
+ * IGNORED when it may not), and, for a PROCESSED one, the payment's move, its transition, the order's move to PAID,
+ * that transition and the {@value OrderSettlement#ORDER_PAID} outbox row follow from the rows the statement returned
+ * to itself: the same conditional moves and rows as {@link dev.onceguard.platform.StateMachine#move} and
+ * {@link OrderSettlement#markPaid} write. The statement also reads whether each payment's idempotency record is still
+ * open, so that a record is finished through the engine only when there is something to finish.
  * <p>
- * Any other event (no such payment yet, another amount or currency, an inbox row already there, a refund) writes
- * nothing here and is answered by {@link WebhookInbox}'s general path.
+ * A worker whose event arrives while {@value #MOST_STATEMENTS} statements are running waits, and the next worker free
+ * to send one takes every waiting event with the same target status, one per payment and per event id; a statement
+ * the database refuses is sent again for each of its events alone, so that one event's trouble (a lock wait past the
+ * timeout) is only its own. Any other event (no such payment yet, another amount or currency, an inbox row already
+ * there, a refund) writes nothing here and is answered by {@link WebhookInbox}'s general path.
  */
 @ApplicationScoped
 class KnownPaymentSettlement {
@@ -42,76 +58,107 @@ class KnownPaymentSettlement {
     record Settled(DeliveryOutcome outcome, String paymentId, boolean recordOpen) {
     }
 
+    /** One event waiting for a statement, with what its caller waits on. */
+    private record Waiting(String provider, ProviderEvent event, Payment.Status target, List<Object> values,
+                           CompletableFuture<Optional<Settled>> settled) {
+
+        boolean sharesPaymentOrEventWith(Waiting other) {
+            return provider.equals(other.provider) && (event.eventId().equals(other.event.eventId())
+                    || event.providerPaymentId().equals(other.event.providerPaymentId()));
+        }
+    }
+
+    /**
+     * Events in one statement at most: eight cost PostgreSQL a third of what eight statements do (decision 0049), and
+     * a statement text is prepared per count.
+     */
+    static final int MOST_EVENTS = 8;
+    /** Statements running at once: one can wait for its commit while the next one's events gather. */
+    static final int MOST_STATEMENTS = 2;
+
+    private static final String EVENT_VALUES = """
+            (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz),
+             CAST(? AS numeric), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz),
+             CAST(? AS jsonb), CAST(? AS text))""";
+
     private static final String STATEMENT = """
-            WITH event AS (
-                SELECT set_config('lock_timeout', ?, true) AS lock_timeout,
-                       CAST(? AS text) AS provider, CAST(? AS text) AS event_id, CAST(? AS text) AS event_type,
-                       CAST(? AS text) AS provider_payment_id, CAST(? AS timestamptz) AS created_at,
-                       CAST(? AS numeric) AS amount, CAST(? AS text) AS currency, CAST(? AS text) AS target,
-                       CAST(? AS text) AS cause, CAST(? AS text) AS cause_ref, CAST(? AS timestamptz) AS now),
+            WITH settings AS (
+                SELECT set_config('lock_timeout', ?, true) AS lock_timeout, CAST(? AS text) AS target,
+                       CAST(? AS text) AS announcement),
+            event AS (
+                SELECT s.target, s.announcement, v.*
+                  FROM settings s,
+                       (VALUES EVENTS) AS v(provider, event_id, event_type, provider_payment_id, created_at, amount,
+                                          currency, cause, cause_ref, now, payload, traceparent)),
             payment AS (
-                SELECT p.payment_id, p.order_id, p.user_id, p.status, p.idempotency_record_id
+                SELECT e.event_id, p.payment_id, p.order_id, p.user_id, p.status, p.idempotency_record_id
                   FROM event e
                   JOIN payments p ON p.provider = e.provider AND p.provider_payment_id = e.provider_payment_id
                                  AND p.amount = e.amount AND p.currency = e.currency
                  WHERE NOT EXISTS (SELECT 1 FROM webhook_inbox i WHERE i.provider = e.provider AND i.event_id = e.event_id)
-                 LIMIT 1
+                 ORDER BY p.payment_id
                    FOR UPDATE OF p),
             inbox AS (
                 INSERT INTO webhook_inbox (provider, event_id, event_type, provider_payment_id, event_created_at,
                     payload, status, reason, payment_id, received_at, last_delivered_at, processed_at)
-                SELECT e.provider, e.event_id, e.event_type, e.provider_payment_id, e.created_at, CAST(? AS jsonb),
+                SELECT e.provider, e.event_id, e.event_type, e.provider_payment_id, e.created_at, e.payload,
                        CASE WHEN p.status IN (PAYMENT_SOURCES) THEN 'PROCESSED' ELSE 'IGNORED' END,
                        CASE WHEN p.status IN (PAYMENT_SOURCES) THEN NULL
                             ELSE 'stale or repeated (payment is ' || p.status || ')' END,
                        p.payment_id, e.now, e.now, e.now
-                  FROM event e, payment p
+                  FROM event e JOIN payment p ON p.event_id = e.event_id
                 ON CONFLICT (provider, event_id) DO NOTHING
-                RETURNING status),
+                RETURNING event_id, status),
             payment_moved AS (
                 UPDATE payments t SET status = e.target, updated_at = e.now
-                  FROM event e, payment p, inbox i
+                  FROM event e JOIN payment p ON p.event_id = e.event_id JOIN inbox i ON i.event_id = e.event_id
                  WHERE t.payment_id = p.payment_id AND i.status = 'PROCESSED'
-                RETURNING t.payment_id, t.order_id, t.user_id, p.status AS from_status),
+                RETURNING e.event_id, t.payment_id, t.order_id, t.user_id, p.status AS from_status),
             payment_transition AS (
                 INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
                     occurred_at)
                 SELECT 'payment', m.payment_id, m.from_status, e.target, e.cause, e.cause_ref, e.now
-                  FROM event e, payment_moved m),
+                  FROM event e JOIN payment_moved m ON m.event_id = e.event_id),
             order_before AS (
-                SELECT o.order_id, o.status
-                  FROM event e, payment_moved m
+                SELECT m.event_id, o.order_id, o.status
+                  FROM event e JOIN payment_moved m ON m.event_id = e.event_id
                   JOIN orders o ON o.order_id = m.order_id
                  WHERE e.target = 'SUCCEEDED'
+                 ORDER BY o.order_id
                    FOR UPDATE OF o),
             order_moved AS (
                 UPDATE orders t SET status = 'PAID', updated_at = e.now
-                  FROM event e, order_before b
+                  FROM event e JOIN order_before b ON b.event_id = e.event_id
                  WHERE t.order_id = b.order_id AND b.status IN (ORDER_SOURCES)
-                RETURNING t.order_id, b.status AS from_status),
+                RETURNING e.event_id, t.order_id, b.status AS from_status),
             order_transition AS (
                 INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
                     occurred_at)
                 SELECT 'order', o.order_id, o.from_status, 'PAID', e.cause, e.cause_ref, e.now
-                  FROM event e, order_moved o),
+                  FROM event e JOIN order_moved o ON o.event_id = e.event_id),
             announced AS (
                 INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at,
                     traceparent)
-                SELECT ?, 'order', o.order_id,
+                SELECT e.announcement, 'order', o.order_id,
                        jsonb_build_object('orderId', o.order_id, 'paymentId', m.payment_id, 'userId', m.user_id),
-                       e.now, e.now, CAST(? AS text)
-                  FROM event e, order_moved o, payment_moved m
+                       e.now, e.now, e.traceparent
+                  FROM event e JOIN order_moved o ON o.event_id = e.event_id
+                  JOIN payment_moved m ON m.event_id = e.event_id
                 ON CONFLICT (event_type, aggregate_type, aggregate_id) DO NOTHING)
-            SELECT i.status, p.payment_id, RECORD_OPEN AS record_open
+            SELECT i.event_id, i.status, p.payment_id, RECORD_OPEN AS record_open
               FROM inbox i
-             CROSS JOIN payment p""";
+              JOIN payment p ON p.event_id = i.event_id""";
 
     private final SqlRows sql;
     /**
-     * The statement for each target state, with the states it may move from written into it: an array parameter would
-     * make PostgreSQL plan the statement again on every call (decision 0018).
+     * The statement for each target state and count of events, with the states it may move from written into it:
+     * an array parameter would make PostgreSQL plan the statement again on every call (decision 0018).
      */
-    private final Map<Payment.Status, String> statements = new EnumMap<>(Payment.Status.class);
+    private final Map<Payment.Status, String[]> statements = new EnumMap<>(Payment.Status.class);
+    private final Deque<Waiting> waiting = new ArrayDeque<>();
+    private final ReentrantLock turns = new ReentrantLock();
+    private final Condition turnEnded = turns.newCondition();
+    private int running;
 
     KnownPaymentSettlement(SqlRows sql) {
         this.sql = sql;
@@ -119,9 +166,12 @@ class KnownPaymentSettlement {
         for (Payment.Status target : Payment.Status.values()) {
             Set<Payment.Status> sources = PaymentStates.MACHINE.sourcesOf(target);
             if (!sources.isEmpty()) {
-                statements.put(target, STATEMENT.replace("PAYMENT_SOURCES", literals(sources))
+                String statement = STATEMENT.replace("PAYMENT_SOURCES", literals(sources))
                         .replace("ORDER_SOURCES", orderSources)
-                        .replace("RECORD_OPEN", IdempotencyService.recordOpenCondition("p.idempotency_record_id")));
+                        .replace("RECORD_OPEN", IdempotencyService.recordOpenCondition("p.idempotency_record_id"));
+                statements.put(target, IntStream.rangeClosed(0, MOST_EVENTS)
+                        .mapToObj(count -> statement.replace("EVENTS", String.join(", ", nCopies(count, EVENT_VALUES))))
+                        .toArray(String[]::new));
             }
         }
     }
@@ -133,19 +183,88 @@ class KnownPaymentSettlement {
     }
 
     /**
-     * Records and applies the event in one statement, atomic on its own (the caller's transaction, or none), with
-     * lock waits limited to {@code lockTimeout}; empty, having written nothing, when the event is not a new one for a
-     * payment that knows its provider payment id and agrees on amount and currency.
+     * Records and applies the event, atomic on its own (no transaction around it), with lock waits limited to
+     * {@code lockTimeout}; empty, having written nothing, when the event is not a new one for a payment that knows its
+     * provider payment id and agrees on amount and currency.
      */
     Optional<Settled> settle(String provider, ProviderEvent event, String payload, Duration lockTimeout, Instant now) {
-        Payment.Status target = PaymentOutcomes.statusFor(event.status());
         Cause cause = Cause.webhook(event.eventId());
-        List<Settled> settled = sql.list(statements.get(target),
-                row -> new Settled(DeliveryOutcome.valueOf(row.getString(1)), row.getString(2), row.getBoolean(3)),
-                lockTimeout.toMillis() + "ms", provider, event.eventId(), event.type(), event.providerPaymentId(),
-                event.created(), event.amount(), event.currency(), target.name(), cause.kind(), cause.ref(), now, payload,
-                OrderSettlement.ORDER_PAID, TraceContexts.currentTraceparent());
-        return settled.stream().findFirst();
+        Waiting mine = new Waiting(provider, event, PaymentOutcomes.statusFor(event.status()),
+                Arrays.asList(provider, event.eventId(), event.type(), event.providerPaymentId(), event.created(),
+                        event.amount(), event.currency(), cause.kind(), cause.ref(), now, payload,
+                        TraceContexts.currentTraceparent()),
+                new CompletableFuture<>());
+        List<Waiting> batch = List.of();
+        turns.lock();
+        try {
+            waiting.add(mine);
+            while (waiting.contains(mine) && running == MOST_STATEMENTS) {
+                turnEnded.awaitUninterruptibly();
+            }
+            if (waiting.contains(mine)) {
+                running++;
+                batch = takeWith(mine);
+            }
+        } finally {
+            turns.unlock();
+        }
+        if (!batch.isEmpty()) {
+            try {
+                settleAll(batch, lockTimeout);
+            } finally {
+                turns.lock();
+                try {
+                    running--;
+                    turnEnded.signalAll();
+                } finally {
+                    turns.unlock();
+                }
+            }
+        }
+        try {
+            return mine.settled().join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : e;
+        }
+    }
+
+    /** The waiting events one statement settles with {@code first}: same target, none sharing a payment or event. */
+    private List<Waiting> takeWith(Waiting first) {
+        List<Waiting> batch = new ArrayList<>(List.of(first));
+        waiting.remove(first);
+        for (Iterator<Waiting> next = waiting.iterator(); next.hasNext() && batch.size() < MOST_EVENTS; ) {
+            Waiting candidate = next.next();
+            if (candidate.target() == first.target() && batch.stream().noneMatch(candidate::sharesPaymentOrEventWith)) {
+                batch.add(candidate);
+                next.remove();
+            }
+        }
+        return batch;
+    }
+
+    private void settleAll(List<Waiting> batch, Duration lockTimeout) {
+        try {
+            Map<String, Settled> settled = statement(batch, lockTimeout);
+            batch.forEach(each -> each.settled().complete(Optional.ofNullable(settled.get(each.event().eventId()))));
+        } catch (RuntimeException e) {
+            if (batch.size() == 1) {
+                batch.get(0).settled().completeExceptionally(e);
+                return;
+            }
+            batch.forEach(each -> settleAll(List.of(each), lockTimeout));
+        }
+    }
+
+    /** What one statement did for each event of the batch that it settled, by event id. */
+    private Map<String, Settled> statement(List<Waiting> batch, Duration lockTimeout) {
+        List<Object> parameters = new ArrayList<>(List.of(lockTimeout.toMillis() + "ms",
+                batch.get(0).target().name(), OrderSettlement.ORDER_PAID));
+        batch.forEach(each -> parameters.addAll(each.values()));
+        return sql.list(statements.get(batch.get(0).target())[batch.size()],
+                        row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
+                                row.getString(3), row.getBoolean(4))),
+                        parameters.toArray())
+                .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /** The states as SQL literals: enum constant names, which need no quoting beyond the quotes. */
