@@ -194,31 +194,13 @@ class KnownPaymentSettlement {
                         event.amount(), event.currency(), cause.kind(), cause.ref(), now, payload,
                         TraceContexts.currentTraceparent()),
                 new CompletableFuture<>());
-        List<Waiting> batch = List.of();
-        turns.lock();
-        try {
-            waiting.add(mine);
-            while (waiting.contains(mine) && running == MOST_STATEMENTS) {
-                turnEnded.awaitUninterruptibly();
-            }
-            if (waiting.contains(mine)) {
-                running++;
-                batch = takeWith(mine);
-            }
-        } finally {
-            turns.unlock();
-        }
+        List<Waiting> batch = takeTurn(mine);
         if (!batch.isEmpty()) {
             try {
                 settleAll(batch, lockTimeout);
             } finally {
-                turns.lock();
-                try {
-                    running--;
-                    turnEnded.signalAll();
-                } finally {
-                    turns.unlock();
-                }
+                batch.forEach(each -> each.settled().completeExceptionally(new IllegalStateException("not settled")));
+                endTurn();
             }
         }
         try {
@@ -228,43 +210,63 @@ class KnownPaymentSettlement {
         }
     }
 
-    /** The waiting events one statement settles with {@code first}: same target, none sharing a payment or event. */
-    private List<Waiting> takeWith(Waiting first) {
-        List<Waiting> batch = new ArrayList<>(List.of(first));
-        waiting.remove(first);
-        for (Iterator<Waiting> next = waiting.iterator(); next.hasNext() && batch.size() < MOST_EVENTS; ) {
-            Waiting candidate = next.next();
-            if (candidate.target() == first.target() && batch.stream().noneMatch(candidate::sharesPaymentOrEventWith)) {
-                batch.add(candidate);
-                next.remove();
+    /**
+     * Queues the event and waits until a running statement took it (then answers none) or a statement may start: then
+     * answers the events that statement settles, the event first.
+     */
+    private List<Waiting> takeTurn(Waiting event) {
+        turns.lock();
+        try {
+            waiting.add(event);
+            while (waiting.contains(event) && running == MOST_STATEMENTS) {
+                turnEnded.awaitUninterruptibly();
             }
+            if (!waiting.remove(event)) {
+                return List.of();
+            }
+            running++;
+            List<Waiting> batch = new ArrayList<>(List.of(event));
+            for (Iterator<Waiting> next = waiting.iterator(); next.hasNext() && batch.size() < MOST_EVENTS; ) {
+                Waiting candidate = next.next();
+                if (candidate.target() == event.target() && batch.stream().noneMatch(candidate::sharesPaymentOrEventWith)) {
+                    batch.add(candidate);
+                    next.remove();
+                }
+            }
+            return batch;
+        } finally {
+            turns.unlock();
         }
-        return batch;
     }
 
-    private void settleAll(List<Waiting> batch, Duration lockTimeout) {
+    private void endTurn() {
+        turns.lock();
         try {
-            Map<String, Settled> settled = statement(batch, lockTimeout);
+            running--;
+            turnEnded.signalAll();
+        } finally {
+            turns.unlock();
+        }
+    }
+
+    /** One statement for the batch; when the database refuses it, one statement for each of its events. */
+    private void settleAll(List<Waiting> batch, Duration lockTimeout) {
+        List<Object> parameters = new ArrayList<>(List.of(lockTimeout.toMillis() + "ms", batch.get(0).target().name(),
+                OrderSettlement.ORDER_PAID));
+        batch.forEach(each -> parameters.addAll(each.values()));
+        try {
+            Map<String, Settled> settled = sql.list(statements.get(batch.get(0).target())[batch.size()],
+                            row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
+                                    row.getString(3), row.getBoolean(4))), parameters.toArray())
+                    .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
             batch.forEach(each -> each.settled().complete(Optional.ofNullable(settled.get(each.event().eventId()))));
         } catch (RuntimeException e) {
             if (batch.size() == 1) {
                 batch.get(0).settled().completeExceptionally(e);
-                return;
+            } else {
+                batch.forEach(each -> settleAll(List.of(each), lockTimeout));
             }
-            batch.forEach(each -> settleAll(List.of(each), lockTimeout));
         }
-    }
-
-    /** What one statement did for each event of the batch that it settled, by event id. */
-    private Map<String, Settled> statement(List<Waiting> batch, Duration lockTimeout) {
-        List<Object> parameters = new ArrayList<>(List.of(lockTimeout.toMillis() + "ms",
-                batch.get(0).target().name(), OrderSettlement.ORDER_PAID));
-        batch.forEach(each -> parameters.addAll(each.values()));
-        return sql.list(statements.get(batch.get(0).target())[batch.size()],
-                        row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
-                                row.getString(3), row.getBoolean(4))),
-                        parameters.toArray())
-                .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /** The states as SQL literals: enum constant names, which need no quoting beyond the quotes. */
