@@ -243,12 +243,11 @@ public class InboxEvents {
                         "SELECT status, coalesce(reason, last_error, '') FROM webhook_inbox WHERE id = ?",
                         row -> new Current(row.getString(1), row.getString(2)), id)
                 .orElse(new Current("gone", ""));
-        String status = current.status();
-        String explanation = current.explanation();
         if (outcome.isEmpty()) {
             return new ActionResult(AuditOutcome.ALREADY_RESOLVED, AdminNotice.WEBHOOK_ALREADY_RESOLVED,
-                    "event is " + status + ", not FAILED, IGNORED or PENDING_MATCH");
+                    "event is " + current.status() + ", not FAILED, IGNORED or PENDING_MATCH");
         }
+        String explanation = current.explanation();
         return switch (outcome.get()) {
             case PROCESSED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_PROCESSED, "processed");
             case IGNORED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_IGNORED, "ignored: " + explanation);

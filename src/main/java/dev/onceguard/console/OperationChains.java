@@ -251,11 +251,7 @@ public class OperationChains {
                         row.getString("cause_ref"), Cause.WEBHOOK.equals(row.getString("cause"))
                         ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at"),
                         AdminAct.of(row.getString("admin_actor"), row.getString("admin_reason"))),
-                orderId, paymentIds(payments));
-    }
-
-    private static String[] paymentIds(List<Payment> payments) {
-        return payments.stream().map(Payment::paymentId).toArray(String[]::new);
+                orderId, payments.stream().map(Payment::paymentId).toArray(String[]::new));
     }
 
     private List<OutboxEvent> outboxEvents(String orderId) {
