@@ -17,7 +17,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -256,12 +255,10 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response previewReprocess(@QueryParam("status") String status, @QueryParam("provider") String provider) {
         InboxEvents.Filter filter = reprocessable(status, provider);
-        List<Field> fields = new ArrayList<>(List.of(new Field("status", filter.status())));
-        UriBuilder back = UriBuilder.fromPath("/console/webhooks").queryParam("status", filter.status());
-        if (filter.provider() != null) {
-            fields.add(new Field("provider", filter.provider()));
-            back.queryParam("provider", filter.provider());
-        }
+        List<Field> fields = filter.provider() == null ? List.of(new Field("status", filter.status()))
+                : List.of(new Field("status", filter.status()), new Field("provider", filter.provider()));
+        UriBuilder back = UriBuilder.fromPath("/console/webhooks");
+        fields.forEach(field -> back.queryParam(field.name(), field.value()));
         return preview(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), back.build().toString(),
                 bulk.webhookEvents(filter.status(), filter.provider()), fields);
     }

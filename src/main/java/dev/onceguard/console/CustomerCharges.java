@@ -7,7 +7,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -158,20 +157,14 @@ public class CustomerCharges {
 
     /** Each charge with the other charges whose intent has its cart and was charged within the window of it. */
     private List<Charge> markSameCart(List<Charge> charges) {
-        List<Charge> marked = new ArrayList<>();
-        for (Charge charge : charges) {
-            List<SameCart> same = new ArrayList<>();
-            for (Charge other : charges) {
-                if (other != charge && charge.fingerprint() != null && charge.fingerprint().equals(other.fingerprint())
-                        && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0) {
-                    same.add(new SameCart(other.paymentId(), other.orderId(), other.chargedAt()));
-                }
-            }
-            marked.add(new Charge(charge.paymentId(), charge.orderId(), charge.amount(), charge.currency(),
-                    charge.provider(), charge.providerPaymentId(), charge.chargedAt(), charge.intentId(),
-                    charge.intentKey(), charge.fingerprint(), charge.paymentRecordId(), List.copyOf(same)));
-        }
-        return marked;
+        return charges.stream().map(charge -> new Charge(charge.paymentId(), charge.orderId(), charge.amount(),
+                charge.currency(), charge.provider(), charge.providerPaymentId(), charge.chargedAt(), charge.intentId(),
+                charge.intentKey(), charge.fingerprint(), charge.paymentRecordId(), charges.stream()
+                        .filter(other -> other != charge && charge.fingerprint() != null
+                                && charge.fingerprint().equals(other.fingerprint())
+                                && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0)
+                        .map(other -> new SameCart(other.paymentId(), other.orderId(), other.chargedAt())).toList()))
+                .toList();
     }
 
     /** The user's charges within a day of {@code at}, other than those of {@code orderId}. */
