@@ -8,10 +8,11 @@ import jakarta.inject.Singleton;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -77,12 +78,8 @@ public class AllowedMethods {
 
     /** The HTTP method a resource method answers ({@code @GET}, {@code @POST}, …), or null for a sub-resource locator. */
     public static String httpMethod(Method method) {
-        for (Annotation annotation : method.getAnnotations()) {
-            HttpMethod verb = annotation.annotationType().getAnnotation(HttpMethod.class);
-            if (verb != null) {
-                return verb.value();
-            }
-        }
-        return null;
+        return Arrays.stream(method.getAnnotations())
+                .map(annotation -> annotation.annotationType().getAnnotation(HttpMethod.class))
+                .filter(Objects::nonNull).map(HttpMethod::value).findFirst().orElse(null);
     }
 }
