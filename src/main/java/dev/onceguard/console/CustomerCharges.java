@@ -131,10 +131,8 @@ public class CustomerCharges {
         boolean capped = read.size() > MAX_SHOWN;
         List<Charge> charges = markSameCart(capped ? read.subList(0, MAX_SHOWN) : read);
         Map<String, Total> totals = new TreeMap<>();
-        for (Charge charge : charges) {
-            totals.merge(charge.currency(), new Total(charge.currency(), 1, charge.amount()),
-                    (a, b) -> new Total(a.currency(), a.charges() + b.charges(), a.amount().add(b.amount())));
-        }
+        charges.forEach(charge -> totals.merge(charge.currency(), new Total(charge.currency(), 1, charge.amount()),
+                (a, b) -> new Total(a.currency(), a.charges() + b.charges(), a.amount().add(b.amount()))));
         return new Charges(period, charges, List.copyOf(totals.values()), capped, Verdict.span(window));
     }
 
