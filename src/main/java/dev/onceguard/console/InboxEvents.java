@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import static dev.onceguard.platform.SqlRows.instant;
 
@@ -224,9 +225,7 @@ public class InboxEvents {
 
     /** The provider adapters of this build, for the filter; events of another provider are still listed. */
     Set<String> providers() {
-        Set<String> names = new TreeSet<>();
-        adapters.forEach(adapter -> names.add(adapter.name()));
-        return names;
+        return adapters.stream().map(PaymentProvider::name).collect(Collectors.toCollection(TreeSet::new));
     }
 
     boolean exists(long id) {

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The HTTP methods each resource path answers, read once from the resource classes, for the {@code Allow} header of a
@@ -51,12 +52,8 @@ public class AllowedMethods {
 
     /** The methods {@code path} answers, comma-separated as {@code Allow} lists them. */
     public String allowFor(String path) {
-        Set<String> allowed = new TreeSet<>();
-        for (Route route : routes) {
-            if (route.path().matcher(path).matches()) {
-                allowed.add(route.method());
-            }
-        }
+        Set<String> allowed = routes.stream().filter(route -> route.path().matcher(path).matches())
+                .map(Route::method).collect(Collectors.toCollection(TreeSet::new));
         if (allowed.contains("GET")) {
             allowed.add("HEAD");
         }
