@@ -41,8 +41,8 @@ final class CsvExport {
         StringBuilder csv = new StringBuilder();
         csv.append(String.join(",", columns.stream().map(c -> quoted(c.name())).toList())).append("\r\n");
         for (T row : rows.subList(0, Math.min(rows.size(), MAX_ROWS))) {
-            csv.append(String.join(",", columns.stream().map(c -> quoted(Objects.toString(c.value().apply(row), ""))).toList()))
-                    .append("\r\n");
+            csv.append(String.join(",", columns.stream()
+                    .map(c -> quoted(Objects.toString(c.value().apply(row), ""))).toList())).append("\r\n");
         }
         if (position.isPresent()) {
             csv.append(quoted("The list goes on: only its first " + MAX_ROWS + " rows are exported; narrow the filters."))

@@ -364,10 +364,11 @@ public class OperationChains {
         payments.forEach(payment -> entries.add(new TimelineEntry(payment.createdAt(),
                 "Payment attempt " + payment.paymentId(), "At " + payment.provider() + " with provider key "
                         + payment.providerIdempotencyKey() + "; now " + payment.status() + ".",
-                payment.idempotencyRecordId() == null ? null : "/console/operations/" + payment.idempotencyRecordId())));
+                payment.idempotencyRecordId() == null ? null
+                        : "/console/operations/" + payment.idempotencyRecordId())));
         transitions.forEach(transition -> entries.add(new TimelineEntry(transition.occurredAt(),
-                transition.subjectType() + " " + transition.subjectId() + ": "
-                        + (transition.fromStatus() == null ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
+                transition.subjectType() + " " + transition.subjectId() + ": " + (transition.fromStatus() == null
+                        ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
                 "Cause: " + transition.causeText() + ".", transition.causeHref())));
         webhookEvents.forEach(event -> entries.add(new TimelineEntry(event.receivedAt(),
                 "Webhook " + event.eventType() + " from " + event.provider(), "Event " + event.eventId() + ": "
