@@ -6,11 +6,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import static dev.onceguard.platform.SqlRows.instant;
 
@@ -68,10 +69,7 @@ public class ActivityOverview {
 
     public Overview read() {
         Instant since = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(HOURS - 1, ChronoUnit.HOURS);
-        List<Instant> hours = new ArrayList<>();
-        for (int i = 0; i < HOURS; i++) {
-            hours.add(since.plus(i, ChronoUnit.HOURS));
-        }
+        List<Instant> hours = Stream.iterate(since, hour -> hour.plus(1, ChronoUnit.HOURS)).limit(HOURS).toList();
         Map<String, long[]> perHour = hourly(since);
         Map<String, Long> totals = new HashMap<>();
         perHour.forEach((series, counts) -> totals.put(series, Arrays.stream(counts).sum()));
@@ -91,13 +89,8 @@ public class ActivityOverview {
     }
 
     private static List<HourRow> table(List<Instant> hours, Map<String, long[]> perHour) {
-        List<HourRow> table = new ArrayList<>();
-        for (int i = 0; i < HOURS; i++) {
-            int hour = i;
-            table.add(new HourRow(hours.get(i), CHARTED.stream()
-                    .map(series -> perHour.getOrDefault(series.id(), new long[HOURS])[hour]).toList()));
-        }
-        return table;
+        return IntStream.range(0, HOURS).mapToObj(hour -> new HourRow(hours.get(hour), CHARTED.stream()
+                .map(series -> perHour.getOrDefault(series.id(), new long[HOURS])[hour]).toList())).toList();
     }
 
     private record Outbox(long pending, long retrying, long dead, Instant oldestPending) {

@@ -2,6 +2,7 @@ package dev.onceguard.console;
 
 import dev.onceguard.platform.Jobs;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -66,11 +67,7 @@ public enum AdminNotice {
                 || !(target.matches("[1-9]\\d{0,17}") || Jobs.ALL.contains(target))) {
             return null;
         }
-        for (AdminNotice notice : values()) {
-            if (notice.code().equals(code)) {
-                return new Shown(notice.tone, notice.text.formatted(target));
-            }
-        }
-        return null;
+        return Arrays.stream(values()).filter(notice -> notice.code().equals(code)).findFirst()
+                .map(notice -> new Shown(notice.tone, notice.text.formatted(target))).orElse(null);
     }
 }

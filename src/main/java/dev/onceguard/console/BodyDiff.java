@@ -2,12 +2,12 @@ package dev.onceguard.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -40,15 +40,8 @@ public final class BodyDiff {
         Map<String, String> after = leaves(refused);
         Set<String> fields = new LinkedHashSet<>(before.keySet());
         fields.addAll(after.keySet());
-        List<Change> changes = new ArrayList<>();
-        for (String field : fields) {
-            String was = before.get(field);
-            String is = after.get(field);
-            if (was == null ? is != null : !was.equals(is)) {
-                changes.add(new Change(field, was, is));
-            }
-        }
-        return List.copyOf(changes);
+        return fields.stream().filter(field -> !Objects.equals(before.get(field), after.get(field)))
+                .map(field -> new Change(field, before.get(field), after.get(field))).toList();
     }
 
     private static Map<String, String> leaves(JsonNode body) {

@@ -17,7 +17,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -119,8 +118,7 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response release(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        String reason = reason(typedReason);
-        return audit.perform("release", OPERATION, String.valueOf(recordId), reason,
+        return audit.perform("release", OPERATION, String.valueOf(recordId), reason(typedReason),
                 AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.release(recordId))
                 .seeOther("/console/stuck", String.valueOf(recordId));
     }
@@ -131,8 +129,7 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response sendToReconciliation(@PathParam("id") String id, @FormParam("reason") String typedReason) {
         long recordId = ConsoleRequestRejected.id(id, "operation");
-        String reason = reason(typedReason);
-        return audit.perform("send-to-reconciliation", OPERATION, String.valueOf(recordId), reason,
+        return audit.perform("send-to-reconciliation", OPERATION, String.valueOf(recordId), reason(typedReason),
                 AdminNotice.OPERATION_ACTION_FAILED, auditId -> stuck.sendToReconciliation(recordId, Cause.admin(auditId)))
                 .seeOther("/console/stuck", String.valueOf(recordId));
     }
@@ -224,9 +221,8 @@ public class ConsoleMachineryResource {
             throw ConsoleRequestRejected.notFound("There is no job of that name; the jobs are "
                     + String.join(", ", JobHistory.JOBS) + ".");
         }
-        String reason = reason(typedReason);
-        return audit.perform("run-now", "job", job, reason, AdminNotice.JOB_FAILED, auditId -> history.runNow(job))
-                .seeOther("/console/jobs", job);
+        return audit.perform("run-now", "job", job, reason(typedReason), AdminNotice.JOB_FAILED,
+                auditId -> history.runNow(job)).seeOther("/console/jobs", job);
     }
 
     @GET
@@ -259,12 +255,10 @@ public class ConsoleMachineryResource {
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response previewReprocess(@QueryParam("status") String status, @QueryParam("provider") String provider) {
         InboxEvents.Filter filter = reprocessable(status, provider);
-        List<Field> fields = new ArrayList<>(List.of(new Field("status", filter.status())));
-        UriBuilder back = UriBuilder.fromPath("/console/webhooks").queryParam("status", filter.status());
-        if (filter.provider() != null) {
-            fields.add(new Field("provider", filter.provider()));
-            back.queryParam("provider", filter.provider());
-        }
+        List<Field> fields = filter.provider() == null ? List.of(new Field("status", filter.status()))
+                : List.of(new Field("status", filter.status()), new Field("provider", filter.provider()));
+        UriBuilder back = UriBuilder.fromPath("/console/webhooks");
+        fields.forEach(field -> back.queryParam(field.name(), field.value()));
         return preview(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), back.build().toString(),
                 bulk.webhookEvents(filter.status(), filter.provider()), fields);
     }
@@ -276,8 +270,7 @@ public class ConsoleMachineryResource {
     public Response bulkReprocess(@FormParam("status") String status, @FormParam("provider") String provider,
                               @FormParam("reason") String typedReason) {
         InboxEvents.Filter filter = reprocessable(status, provider);
-        String reason = reason(typedReason);
-        return shown(bulk.run(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), reason,
+        return shown(bulk.run(BulkActions.Action.REPROCESS_WEBHOOKS, describe(filter), reason(typedReason),
                 bulk.webhookEvents(filter.status(), filter.provider()), events::reprocess));
     }
 
@@ -294,9 +287,8 @@ public class ConsoleMachineryResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response bulkRetry(@FormParam("reason") String typedReason) {
-        String reason = reason(typedReason);
-        return shown(bulk.run(BulkActions.Action.RETRY_DEAD_OUTBOX, "status DEAD", reason, bulk.deadOutboxEvents(),
-                (id, cause) -> backlog.retryNow(id)));
+        return shown(bulk.run(BulkActions.Action.RETRY_DEAD_OUTBOX, "status DEAD", reason(typedReason),
+                bulk.deadOutboxEvents(), (id, cause) -> backlog.retryNow(id)));
     }
 
     @GET
@@ -311,9 +303,8 @@ public class ConsoleMachineryResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response bulkRelease(@FormParam("reason") String typedReason) {
-        String reason = reason(typedReason);
-        return shown(bulk.run(BulkActions.Action.RELEASE_STUCK, RELEASABLE, reason, bulk.releasableStuck(),
-                (id, cause) -> stuck.release(id)));
+        return shown(bulk.run(BulkActions.Action.RELEASE_STUCK, RELEASABLE, reason(typedReason),
+                bulk.releasableStuck(), (id, cause) -> stuck.release(id)));
     }
 
     @GET
@@ -329,9 +320,8 @@ public class ConsoleMachineryResource {
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     @RolesAllowed(ConsoleUser.ADMIN)
     public Response bulkReconcile(@FormParam("reason") String typedReason) {
-        String reason = reason(typedReason);
-        return shown(bulk.run(BulkActions.Action.RECONCILE_STUCK, RECONCILABLE, reason, bulk.reconcilableStuck(),
-                stuck::sendToReconciliation));
+        return shown(bulk.run(BulkActions.Action.RECONCILE_STUCK, RECONCILABLE, reason(typedReason),
+                bulk.reconcilableStuck(), stuck::sendToReconciliation));
     }
 
     /**

@@ -124,13 +124,8 @@ public class ConsoleSearch {
 
         /** The parameters of {@link #on}, then {@code more}. */
         Object[] with(Object... more) {
-            List<Object> parameters = new ArrayList<>();
-            parameters.add(query);
-            if (prefix) {
-                parameters.add(query + BEYOND);
-            }
-            parameters.addAll(List.of(more));
-            return parameters.toArray();
+            return Stream.concat(prefix ? Stream.of(query, query + BEYOND) : Stream.of(query), Stream.of(more))
+                    .toArray();
         }
     }
 

@@ -2,9 +2,9 @@ package dev.onceguard.console;
 
 import jakarta.ws.rs.core.Response;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -41,8 +41,8 @@ final class CsvExport {
         StringBuilder csv = new StringBuilder();
         csv.append(String.join(",", columns.stream().map(c -> quoted(c.name())).toList())).append("\r\n");
         for (T row : rows.subList(0, Math.min(rows.size(), MAX_ROWS))) {
-            csv.append(String.join(",", columns.stream().map(c -> quoted(text(c.value().apply(row)))).toList()))
-                    .append("\r\n");
+            csv.append(String.join(",", columns.stream()
+                    .map(c -> quoted(Objects.toString(c.value().apply(row), ""))).toList())).append("\r\n");
         }
         if (position.isPresent()) {
             csv.append(quoted("The list goes on: only its first " + MAX_ROWS + " rows are exported; narrow the filters."))
@@ -52,13 +52,6 @@ final class CsvExport {
                 .type("text/csv; charset=UTF-8")
                 .header("Content-Disposition", "attachment; filename=\"onceguard-" + name + ".csv\"")
                 .build();
-    }
-
-    private static String text(Object value) {
-        if (value == null) {
-            return "";
-        }
-        return value instanceof Instant instant ? instant.toString() : value.toString();
     }
 
     static String quoted(String value) {

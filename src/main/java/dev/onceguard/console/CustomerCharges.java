@@ -7,7 +7,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -132,10 +131,8 @@ public class CustomerCharges {
         boolean capped = read.size() > MAX_SHOWN;
         List<Charge> charges = markSameCart(capped ? read.subList(0, MAX_SHOWN) : read);
         Map<String, Total> totals = new TreeMap<>();
-        for (Charge charge : charges) {
-            totals.merge(charge.currency(), new Total(charge.currency(), 1, charge.amount()),
-                    (a, b) -> new Total(a.currency(), a.charges() + b.charges(), a.amount().add(b.amount())));
-        }
+        charges.forEach(charge -> totals.merge(charge.currency(), new Total(charge.currency(), 1, charge.amount()),
+                (a, b) -> new Total(a.currency(), a.charges() + b.charges(), a.amount().add(b.amount()))));
         return new Charges(period, charges, List.copyOf(totals.values()), capped, Verdict.span(window));
     }
 
@@ -158,20 +155,14 @@ public class CustomerCharges {
 
     /** Each charge with the other charges whose intent has its cart and was charged within the window of it. */
     private List<Charge> markSameCart(List<Charge> charges) {
-        List<Charge> marked = new ArrayList<>();
-        for (Charge charge : charges) {
-            List<SameCart> same = new ArrayList<>();
-            for (Charge other : charges) {
-                if (other != charge && charge.fingerprint() != null && charge.fingerprint().equals(other.fingerprint())
-                        && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0) {
-                    same.add(new SameCart(other.paymentId(), other.orderId(), other.chargedAt()));
-                }
-            }
-            marked.add(new Charge(charge.paymentId(), charge.orderId(), charge.amount(), charge.currency(),
-                    charge.provider(), charge.providerPaymentId(), charge.chargedAt(), charge.intentId(),
-                    charge.intentKey(), charge.fingerprint(), charge.paymentRecordId(), List.copyOf(same)));
-        }
-        return marked;
+        return charges.stream().map(charge -> new Charge(charge.paymentId(), charge.orderId(), charge.amount(),
+                charge.currency(), charge.provider(), charge.providerPaymentId(), charge.chargedAt(), charge.intentId(),
+                charge.intentKey(), charge.fingerprint(), charge.paymentRecordId(), charges.stream()
+                        .filter(other -> other != charge && charge.fingerprint() != null
+                                && charge.fingerprint().equals(other.fingerprint())
+                                && Duration.between(charge.chargedAt(), other.chargedAt()).abs().compareTo(window) <= 0)
+                        .map(other -> new SameCart(other.paymentId(), other.orderId(), other.chargedAt())).toList()))
+                .toList();
     }
 
     /** The user's charges within a day of {@code at}, other than those of {@code orderId}. */

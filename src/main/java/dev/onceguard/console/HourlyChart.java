@@ -3,8 +3,8 @@ package dev.onceguard.console;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * One hourly series drawn as SVG bars: the geometry is computed here, the template only writes the attributes.
@@ -39,22 +39,18 @@ public record HourlyChart(String id, String title, String description, long tota
         long peak = counts.stream().mapToLong(Long::longValue).max().orElse(0);
         long total = counts.stream().mapToLong(Long::longValue).sum();
         int peakIndex = counts.indexOf(peak);
-        List<Bar> bars = new ArrayList<>();
-        List<HourLabel> labels = new ArrayList<>();
-        for (int i = 0; i < hours.size(); i++) {
-            long count = counts.get(i);
-            int height = barHeight(count, peak);
-            bars.add(new Bar(i * SLOT + 1, BASELINE - height, BAR_WIDTH, height,
-                    HOUR.format(hours.get(i)) + " UTC: " + count));
-            if (i % 6 == 0) {
-                labels.add(new HourLabel(i * SLOT + 1, HOUR.format(hours.get(i))));
-            }
-        }
+        List<Bar> bars = IntStream.range(0, hours.size()).mapToObj(i -> {
+            int height = barHeight(counts.get(i), peak);
+            return new Bar(i * SLOT + 1, BASELINE - height, BAR_WIDTH, height,
+                    HOUR.format(hours.get(i)) + " UTC: " + counts.get(i));
+        }).toList();
+        List<HourLabel> labels = IntStream.range(0, hours.size()).filter(i -> i % 6 == 0)
+                .mapToObj(i -> new HourLabel(i * SLOT + 1, HOUR.format(hours.get(i)))).toList();
         String description = total == 0
                 ? title + ": none in the last 24 hours."
                 : title + ": " + total + " in the last 24 hours; the busiest hour began at "
                 + HOUR.format(hours.get(peakIndex)) + " UTC with " + peak + ".";
-        return new HourlyChart(id, title, description, total, peak, List.copyOf(bars), List.copyOf(labels));
+        return new HourlyChart(id, title, description, total, peak, bars, labels);
     }
 
     /** Proportional to the peak; a count above zero is always at least one unit tall, so it stays visible. */

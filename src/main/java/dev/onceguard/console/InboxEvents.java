@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import static dev.onceguard.platform.SqlRows.instant;
 
@@ -224,9 +225,7 @@ public class InboxEvents {
 
     /** The provider adapters of this build, for the filter; events of another provider are still listed. */
     Set<String> providers() {
-        Set<String> names = new TreeSet<>();
-        adapters.forEach(adapter -> names.add(adapter.name()));
-        return names;
+        return adapters.stream().map(PaymentProvider::name).collect(Collectors.toCollection(TreeSet::new));
     }
 
     boolean exists(long id) {
@@ -243,12 +242,11 @@ public class InboxEvents {
                         "SELECT status, coalesce(reason, last_error, '') FROM webhook_inbox WHERE id = ?",
                         row -> new Current(row.getString(1), row.getString(2)), id)
                 .orElse(new Current("gone", ""));
-        String status = current.status();
-        String explanation = current.explanation();
         if (outcome.isEmpty()) {
             return new ActionResult(AuditOutcome.ALREADY_RESOLVED, AdminNotice.WEBHOOK_ALREADY_RESOLVED,
-                    "event is " + status + ", not FAILED, IGNORED or PENDING_MATCH");
+                    "event is " + current.status() + ", not FAILED, IGNORED or PENDING_MATCH");
         }
+        String explanation = current.explanation();
         return switch (outcome.get()) {
             case PROCESSED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_PROCESSED, "processed");
             case IGNORED -> new ActionResult(AuditOutcome.DONE, AdminNotice.WEBHOOK_IGNORED, "ignored: " + explanation);

@@ -251,11 +251,7 @@ public class OperationChains {
                         row.getString("cause_ref"), Cause.WEBHOOK.equals(row.getString("cause"))
                         ? eventTypes.get(row.getString("cause_ref")) : null, instant(row, "occurred_at"),
                         AdminAct.of(row.getString("admin_actor"), row.getString("admin_reason"))),
-                orderId, paymentIds(payments));
-    }
-
-    private static String[] paymentIds(List<Payment> payments) {
-        return payments.stream().map(Payment::paymentId).toArray(String[]::new);
+                orderId, payments.stream().map(Payment::paymentId).toArray(String[]::new));
     }
 
     private List<OutboxEvent> outboxEvents(String orderId) {
@@ -356,34 +352,29 @@ public class OperationChains {
                     "Retried " + record.replayCount() + (record.replayCount() == 1 ? " time" : " times")
                             + " with the same key and payload; each got the stored answer, nothing ran again.", null));
         }
-        for (RequestHistory.Conflict conflict : conflicts) {
-            entries.add(new TimelineEntry(conflict.at(), "Key reused with another payload, request " + conflict.requestId(),
-                    "Refused with 422; fingerprint " + prefix(conflict.conflictingFingerprint()) + " instead of "
-                            + prefix(conflict.originalFingerprint()) + ".", null));
-        }
+        conflicts.forEach(conflict -> entries.add(new TimelineEntry(conflict.at(),
+                "Key reused with another payload, request " + conflict.requestId(),
+                "Refused with 422; fingerprint " + prefix(conflict.conflictingFingerprint()) + " instead of "
+                        + prefix(conflict.originalFingerprint()) + ".", null)));
         if (order != null) {
             entries.add(new TimelineEntry(order.createdAt(), "Order " + order.orderId() + " created",
                     order.total() + " " + order.currency() + ", by request " + order.requestId() + "; now " + order.status() + ".",
                     null));
         }
-        for (Payment payment : payments) {
-            entries.add(new TimelineEntry(payment.createdAt(), "Payment attempt " + payment.paymentId(),
-                    "At " + payment.provider() + " with provider key " + payment.providerIdempotencyKey() + "; now "
-                            + payment.status() + ".",
-                    payment.idempotencyRecordId() == null ? null : "/console/operations/" + payment.idempotencyRecordId()));
-        }
-        for (Transition transition : transitions) {
-            entries.add(new TimelineEntry(transition.occurredAt(), transition.subjectType() + " " + transition.subjectId()
-                    + ": " + (transition.fromStatus() == null ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
-                    "Cause: " + transition.causeText() + ".", transition.causeHref()));
-        }
-        for (InboxEvents.Event event : webhookEvents) {
-            entries.add(new TimelineEntry(event.receivedAt(), "Webhook " + event.eventType() + " from " + event.provider(),
-                    "Event " + event.eventId() + ": " + event.status()
-                            + (event.reason() == null ? "" : " (" + event.reason() + ")") + ", delivered "
-                            + event.deliveryCount() + (event.deliveryCount() == 1 ? " time." : " times, recorded once."),
-                    null));
-        }
+        payments.forEach(payment -> entries.add(new TimelineEntry(payment.createdAt(),
+                "Payment attempt " + payment.paymentId(), "At " + payment.provider() + " with provider key "
+                        + payment.providerIdempotencyKey() + "; now " + payment.status() + ".",
+                payment.idempotencyRecordId() == null ? null
+                        : "/console/operations/" + payment.idempotencyRecordId())));
+        transitions.forEach(transition -> entries.add(new TimelineEntry(transition.occurredAt(),
+                transition.subjectType() + " " + transition.subjectId() + ": " + (transition.fromStatus() == null
+                        ? "" : transition.fromStatus() + " → ") + transition.toStatus(),
+                "Cause: " + transition.causeText() + ".", transition.causeHref())));
+        webhookEvents.forEach(event -> entries.add(new TimelineEntry(event.receivedAt(),
+                "Webhook " + event.eventType() + " from " + event.provider(), "Event " + event.eventId() + ": "
+                        + event.status() + (event.reason() == null ? "" : " (" + event.reason() + ")") + ", delivered "
+                        + event.deliveryCount() + (event.deliveryCount() == 1 ? " time." : " times, recorded once."),
+                null)));
         for (OutboxEvent event : outboxEvents) {
             entries.add(new TimelineEntry(event.createdAt(), "Outbox event " + event.eventType() + " queued",
                     "Event " + event.id() + " written with the state change that announces it.", null));
@@ -392,15 +383,11 @@ public class OperationChains {
                         "After " + event.attempts() + (event.attempts() == 1 ? " attempt." : " attempts."), null));
             }
         }
-        for (Effect effect : effects) {
-            entries.add(new TimelineEntry(effect.createdAt(), "Effect: " + effect.kind(),
-                    effect.id() + (effect.detail() == null ? "" : " (" + effect.detail() + ")"), null));
-        }
-        for (Verdict.SameCart other : sameCart) {
-            entries.add(new TimelineEntry(other.createdAt(), "Same cart under another key",
-                    "Key " + other.key() + ", " + other.status() + ", " + other.apartText() + " apart.",
-                    "/console/operations/" + other.id()));
-        }
+        effects.forEach(effect -> entries.add(new TimelineEntry(effect.createdAt(), "Effect: " + effect.kind(),
+                effect.id() + (effect.detail() == null ? "" : " (" + effect.detail() + ")"), null)));
+        sameCart.forEach(other -> entries.add(new TimelineEntry(other.createdAt(), "Same cart under another key",
+                "Key " + other.key() + ", " + other.status() + ", " + other.apartText() + " apart.",
+                "/console/operations/" + other.id())));
         entries.sort(Comparator.comparing(TimelineEntry::at));
         String here = ConsoleLinks.operation(record.id());
         return entries.stream().map(entry -> here.equals(entry.href())

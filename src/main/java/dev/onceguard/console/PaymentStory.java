@@ -151,13 +151,8 @@ public record PaymentStory(List<TimelineEntry> answers, String headline) {
     }
 
     private static Optional<Transition> lastMoveBy(List<Transition> moves, String requestId) {
-        Transition last = null;
-        for (Transition move : moves) {
-            if (Cause.PROVIDER_ANSWER.equals(move.cause()) && requestId.equals(move.causeRef())) {
-                last = move;
-            }
-        }
-        return Optional.ofNullable(last);
+        return moves.stream().filter(move -> Cause.PROVIDER_ANSWER.equals(move.cause())
+                && requestId.equals(move.causeRef())).reduce((earlier, later) -> later);
     }
 
     private static boolean byRecovery(Transition move) {

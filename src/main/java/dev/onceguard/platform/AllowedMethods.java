@@ -8,13 +8,15 @@ import jakarta.inject.Singleton;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The HTTP methods each resource path answers, read once from the resource classes, for the {@code Allow} header of a
@@ -50,12 +52,8 @@ public class AllowedMethods {
 
     /** The methods {@code path} answers, comma-separated as {@code Allow} lists them. */
     public String allowFor(String path) {
-        Set<String> allowed = new TreeSet<>();
-        for (Route route : routes) {
-            if (route.path().matcher(path).matches()) {
-                allowed.add(route.method());
-            }
-        }
+        Set<String> allowed = routes.stream().filter(route -> route.path().matcher(path).matches())
+                .map(Route::method).collect(Collectors.toCollection(TreeSet::new));
         if (allowed.contains("GET")) {
             allowed.add("HEAD");
         }
@@ -77,12 +75,8 @@ public class AllowedMethods {
 
     /** The HTTP method a resource method answers ({@code @GET}, {@code @POST}, …), or null for a sub-resource locator. */
     public static String httpMethod(Method method) {
-        for (Annotation annotation : method.getAnnotations()) {
-            HttpMethod verb = annotation.annotationType().getAnnotation(HttpMethod.class);
-            if (verb != null) {
-                return verb.value();
-            }
-        }
-        return null;
+        return Arrays.stream(method.getAnnotations())
+                .map(annotation -> annotation.annotationType().getAnnotation(HttpMethod.class))
+                .filter(Objects::nonNull).map(HttpMethod::value).findFirst().orElse(null);
     }
 }

@@ -49,8 +49,7 @@ public class DatabaseGauges {
 
     private Reading query(String sql, Reading last) {
         try {
-            double[] values = rows.list(sql, DatabaseGauges::columns).get(0);
-            return new Reading(values, Instant.now());
+            return new Reading(rows.list(sql, DatabaseGauges::columns).get(0), Instant.now());
         } catch (IllegalStateException e) {
             LOG.debugf("gauge query failed, keeping the last values: %s", e.getMessage());
             return last != null ? last : new Reading(new double[0], Instant.EPOCH);

@@ -78,13 +78,8 @@ public class ProblemMappers {
     // The console answers in HTML: it supplies its own page for the same refusal.
     @ServerExceptionMapper
     public Response unstorableInput(UnstorableInput e, RoutingContext request) {
-        for (RefusalPages surface : refusalPages) {
-            Optional<Response> page = surface.page(request.normalizedPath(), e);
-            if (page.isPresent()) {
-                return page.get();
-            }
-        }
-        return respond(e.problem());
+        return refusalPages.stream().flatMap(surface -> surface.page(request.normalizedPath(), e).stream()).findFirst()
+                .orElseGet(() -> respond(e.problem()));
     }
 
     @ServerExceptionMapper

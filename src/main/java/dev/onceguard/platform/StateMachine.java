@@ -88,9 +88,6 @@ public final class StateMachine<S extends Enum<S>> {
                         + consequent
                         + " SELECT from_status FROM moved",
                 parameters, row -> row.getString("from_status"));
-        if (previous.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(Enum.valueOf(states, previous.get(0)));
+        return previous.stream().findFirst().map(from -> Enum.valueOf(states, from));
     }
 }

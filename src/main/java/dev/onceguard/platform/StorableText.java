@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
  * What PostgreSQL cannot store in a text or jsonb column: a NUL character (U+0000) or a UTF-16 surrogate without its
@@ -46,12 +47,8 @@ public final class StorableText {
             return refusal(node.textValue()).map(reason -> new Problem.FieldError(path, reason));
         }
         if (node.isArray()) {
-            for (int i = 0; i < node.size(); i++) {
-                Optional<Problem.FieldError> found = firstRefusal(node.get(i), path + "[" + i + "]");
-                if (found.isPresent()) {
-                    return found;
-                }
-            }
+            return IntStream.range(0, node.size()).mapToObj(i -> firstRefusal(node.get(i), path + "[" + i + "]"))
+                    .flatMap(Optional::stream).findFirst();
         }
         if (node.isObject()) {
             for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {

@@ -67,14 +67,10 @@ public class RefundEvents {
     }
 
     private Optional<Refund> match(String provider, RefundFact fact) {
-        if (fact.refundId() != null) {
-            Optional<Refund> byId = rows.find(fact.refundId()).filter(r -> r.provider().equals(provider));
-            if (byId.isPresent()) {
-                return byId;
-            }
-        }
-        return fact.providerRefundId() == null ? Optional.empty()
-                : rows.findByProviderRefund(provider, fact.providerRefundId());
+        Optional<Refund> byId = fact.refundId() == null ? Optional.empty()
+                : rows.find(fact.refundId()).filter(r -> r.provider().equals(provider));
+        return byId.or(() -> fact.providerRefundId() == null ? Optional.empty()
+                : rows.findByProviderRefund(provider, fact.providerRefundId()));
     }
 
     private Optional<String> mismatch(Refund refund, ProviderEvent event) {

@@ -237,12 +237,9 @@ public class StripePaymentProvider implements PaymentProvider {
                     + SIGNATURE_TOLERANCE.toSeconds() + " s");
         }
         byte[] expected = hmac(webhookSecret.orElseThrow(), signedAt, body);
-        for (String signature : signatures) {
-            if (MessageDigest.isEqual(expected, hex(signature))) {
-                return;
-            }
+        if (signatures.stream().noneMatch(signature -> MessageDigest.isEqual(expected, hex(signature)))) {
+            throw new WebhookRejected("no v1 signature matches");
         }
-        throw new WebhookRejected("no v1 signature matches");
     }
 
     /** A Stripe event; the {@code payment_intent.*} types onceguard acts on carry the PaymentIntent as data.object. */
