@@ -72,9 +72,9 @@ class KnownPaymentSettlement {
      * Events in one statement at most: eight cost PostgreSQL a third of what eight statements do (decision 0049), and
      * a statement text is prepared per count.
      */
-    static final int MOST_EVENTS = 8;
+    private static final int MOST_EVENTS = 8;
     /** Statements running at once: one can wait for its commit while the next one's events gather. */
-    static final int MOST_STATEMENTS = 2;
+    private static final int MOST_STATEMENTS = 2;
 
     private static final String EVENT_VALUES = """
             (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz),
@@ -151,8 +151,8 @@ class KnownPaymentSettlement {
 
     private final SqlRows sql;
     /**
-     * The statement for each target state and count of events, with the states it may move from written into it:
-     * an array parameter would make PostgreSQL plan the statement again on every call (decision 0018).
+     * The statement for each target state and count of events (at index count - 1), with the states it may move from
+     * written into it: an array parameter would make PostgreSQL plan the statement again on every call (decision 0018).
      */
     private final Map<Payment.Status, String[]> statements = new EnumMap<>(Payment.Status.class);
     private final Deque<Waiting> waiting = new ArrayDeque<>();
@@ -169,7 +169,7 @@ class KnownPaymentSettlement {
                 String statement = STATEMENT.replace("PAYMENT_SOURCES", literals(sources))
                         .replace("ORDER_SOURCES", orderSources)
                         .replace("RECORD_OPEN", IdempotencyService.recordOpenCondition("p.idempotency_record_id"));
-                statements.put(target, IntStream.rangeClosed(0, MOST_EVENTS)
+                statements.put(target, IntStream.rangeClosed(1, MOST_EVENTS)
                         .mapToObj(count -> statement.replace("EVENTS", String.join(", ", nCopies(count, EVENT_VALUES))))
                         .toArray(String[]::new));
             }
@@ -255,7 +255,7 @@ class KnownPaymentSettlement {
                 OrderSettlement.ORDER_PAID));
         batch.forEach(each -> parameters.addAll(each.values()));
         try {
-            Map<String, Settled> settled = sql.list(statements.get(batch.get(0).target())[batch.size()],
+            Map<String, Settled> settled = sql.list(statements.get(batch.get(0).target())[batch.size() - 1],
                             row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
                                     row.getString(3), row.getBoolean(4))), parameters.toArray())
                     .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
