@@ -54,8 +54,11 @@ import static java.util.Collections.nCopies;
 @ApplicationScoped
 class KnownPaymentSettlement {
 
-    /** What the statement did: the inbox row's outcome, its payment, and whether that payment's record is open. */
-    record Settled(DeliveryOutcome outcome, String paymentId, boolean recordOpen) {
+    /**
+     * What the statement did: the inbox row's outcome, its payment, whether that payment's record is open, and when the
+     * statement answered (the event's deliveries are ordered by that instant, however late its caller wakes).
+     */
+    record Settled(DeliveryOutcome outcome, String paymentId, boolean recordOpen, Instant decidedAt) {
     }
 
     /** One event waiting for a statement, with what its caller waits on. */
@@ -255,10 +258,10 @@ class KnownPaymentSettlement {
                 OrderSettlement.ORDER_PAID));
         batch.forEach(each -> parameters.addAll(each.values()));
         try {
-            Map<String, Settled> settled = sql.list(statements.get(batch.get(0).target())[batch.size() - 1],
-                            row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
-                                    row.getString(3), row.getBoolean(4))), parameters.toArray())
-                    .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+            List<Map.Entry<String, Settled>> rows = sql.list(statements.get(batch.get(0).target())[batch.size() - 1],
+                    row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
+                            row.getString(3), row.getBoolean(4), Instant.now())), parameters.toArray());
+            Map<String, Settled> settled = rows.stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
             batch.forEach(each -> each.settled().complete(Optional.ofNullable(settled.get(each.event().eventId()))));
         } catch (RuntimeException e) {
             if (batch.size() == 1) {

@@ -228,13 +228,12 @@ public class WebhookInbox {
             return Optional.empty();
         }
         return knownPayments.settle(provider, event, payload, lockTimeout, Timestamps.now()).map(settled -> {
-            Instant decidedAt = Instant.now();
             if (settled.outcome() == DeliveryOutcome.PROCESSED && settled.recordOpen()) {
                 QuarkusTransaction.requiringNew().run(() ->
                         payments.finishSettled(settled.paymentId(), Cause.webhook(event.eventId())));
             }
             metrics.countEvent(provider, settled.outcome());
-            return new Received(settled.outcome(), settled.outcome().name(), false, decidedAt);
+            return new Received(settled.outcome(), settled.outcome().name(), false, settled.decidedAt());
         });
     }
 
