@@ -141,11 +141,12 @@ class RefundFlowTest {
                 + " WHERE event_type = 'refund.succeeded' AND body LIKE ?", "%" + refundId + "%");
         webhooks.deliverDue();
         // the same event delivered again, and a second event reporting the same fact under another id
-        execute(db, "UPDATE sandbox_webhook_deliveries SET status = 'PENDING', next_attempt_at = now()"
-                + " WHERE event_id = ?", eventId);
+        // due a second ago: the worker reads the time to the millisecond, now() to the microsecond
+        execute(db, "UPDATE sandbox_webhook_deliveries SET status = 'PENDING',"
+                + " next_attempt_at = now() - interval '1 second' WHERE event_id = ?", eventId);
         execute(db, "INSERT INTO sandbox_webhook_deliveries (event_id, copy, payment_id, event_type, body, due_at,"
                 + " next_attempt_at, created_at) SELECT 'evt_again_' || event_id, 1, payment_id, event_type,"
-                + " replace(body, event_id, 'evt_again_' || event_id), now(), now(), now()"
+                + " replace(body, event_id, 'evt_again_' || event_id), now(), now() - interval '1 second', now()"
                 + " FROM sandbox_webhook_deliveries WHERE event_id = ?", eventId);
         webhooks.deliverDue();
         relay.relayUntilIdle();
