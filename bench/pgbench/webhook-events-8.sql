@@ -5,35 +5,27 @@
 SELECT lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n1, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n2, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n3, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n4, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n5, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n6, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n7, lpad(nextval('bench_pgbench_payment')::text, 8, '0') AS n8 \gset
 WITH settings AS (
     SELECT set_config('lock_timeout', '2000ms', true) AS lock_timeout, CAST('SUCCEEDED' AS text) AS target,
-           CAST('ORDER_PAID' AS text) AS announcement),
+           CAST('ORDER_PAID' AS text) AS announcement, CAST('webhook' AS text) AS cause),
 event AS (
-    SELECT s.target, s.announcement, v.*
+    SELECT s.target, s.announcement, s.cause, v.*
       FROM settings s,
            (VALUES (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n1)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n1)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n1)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n1)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n1)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n1)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n1)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n2)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n2)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n2)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n2)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n2)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n2)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n2)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n3)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n3)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n3)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n3)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n3)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n3)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n3)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n4)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n4)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n4)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n4)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n4)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n4)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n4)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n5)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n5)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n5)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n5)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n5)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n5)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n5)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n6)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n6)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n6)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n6)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n6)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n6)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n6)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n7)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n7)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n7)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n7)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n7)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n7)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n7)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text)),
                         (CAST('sandbox' AS text), CAST('evt_' || (:tag)::text || '_' || (:n8)::text AS text), CAST('payment.succeeded' AS text), CAST('sbx_bench_' || (:n8)::text AS text), CAST(now() AS timestamptz),
-                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST('webhook' AS text), CAST('evt_' || (:tag)::text || '_' || (:n8)::text AS text), CAST(now() AS timestamptz),
-                         CAST('{"id":"evt_' || (:tag)::text || '_' || (:n8)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n8)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text))) AS v(provider, event_id, event_type, provider_payment_id, created_at, amount,
-                              currency, cause, cause_ref, now, payload, traceparent)),
+                         CAST('1500.00' AS numeric), CAST('RUB' AS text), CAST(now() AS timestamptz), CAST('{"id":"evt_' || (:tag)::text || '_' || (:n8)::text || '","type":"payment.succeeded","payment":"sbx_bench_' || (:n8)::text || '","status":"SUCCEEDED","amount":"1500.00","currency":"RUB"}' AS jsonb), CAST(NULL AS text))) AS v(provider, event_id, event_type, provider_payment_id, created_at, amount,
+                              currency, now, payload, traceparent)),
 payment AS (
     SELECT e.event_id, p.payment_id, p.order_id, p.user_id, p.status, p.idempotency_record_id
       FROM event e
@@ -61,7 +53,7 @@ payment_moved AS (
 payment_transition AS (
     INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
         occurred_at)
-    SELECT 'payment', m.payment_id, m.from_status, e.target, e.cause, e.cause_ref, e.now
+    SELECT 'payment', m.payment_id, m.from_status, e.target, e.cause, e.event_id, e.now
       FROM event e JOIN payment_moved m ON m.event_id = e.event_id),
 order_before AS (
     SELECT m.event_id, o.order_id, o.status
@@ -78,7 +70,7 @@ order_moved AS (
 order_transition AS (
     INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
         occurred_at)
-    SELECT 'order', o.order_id, o.from_status, 'PAID', e.cause, e.cause_ref, e.now
+    SELECT 'order', o.order_id, o.from_status, 'PAID', e.cause, e.event_id, e.now
       FROM event e JOIN order_moved o ON o.event_id = e.event_id),
 announced AS (
     INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at,

@@ -81,18 +81,17 @@ class KnownPaymentSettlement {
 
     private static final String EVENT_VALUES = """
             (CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz),
-             CAST(? AS numeric), CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz),
-             CAST(? AS jsonb), CAST(? AS text))""";
+             CAST(? AS numeric), CAST(? AS text), CAST(? AS timestamptz), CAST(? AS jsonb), CAST(? AS text))""";
 
     private static final String STATEMENT = """
             WITH settings AS (
                 SELECT set_config('lock_timeout', ?, true) AS lock_timeout, CAST(? AS text) AS target,
-                       CAST(? AS text) AS announcement),
+                       CAST(? AS text) AS announcement, CAST(? AS text) AS cause),
             event AS (
-                SELECT s.target, s.announcement, v.*
+                SELECT s.target, s.announcement, s.cause, v.*
                   FROM settings s,
                        (VALUES EVENTS) AS v(provider, event_id, event_type, provider_payment_id, created_at, amount,
-                                          currency, cause, cause_ref, now, payload, traceparent)),
+                                          currency, now, payload, traceparent)),
             payment AS (
                 SELECT e.event_id, p.payment_id, p.order_id, p.user_id, p.status, p.idempotency_record_id
                   FROM event e
@@ -120,7 +119,7 @@ class KnownPaymentSettlement {
             payment_transition AS (
                 INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
                     occurred_at)
-                SELECT 'payment', m.payment_id, m.from_status, e.target, e.cause, e.cause_ref, e.now
+                SELECT 'payment', m.payment_id, m.from_status, e.target, e.cause, e.event_id, e.now
                   FROM event e JOIN payment_moved m ON m.event_id = e.event_id),
             order_before AS (
                 SELECT m.event_id, o.order_id, o.status
@@ -137,7 +136,7 @@ class KnownPaymentSettlement {
             order_transition AS (
                 INSERT INTO state_transitions (subject_type, subject_id, from_status, to_status, cause, cause_ref,
                     occurred_at)
-                SELECT 'order', o.order_id, o.from_status, 'PAID', e.cause, e.cause_ref, e.now
+                SELECT 'order', o.order_id, o.from_status, 'PAID', e.cause, e.event_id, e.now
                   FROM event e JOIN order_moved o ON o.event_id = e.event_id),
             announced AS (
                 INSERT INTO outbox_events (event_type, aggregate_type, aggregate_id, payload, next_attempt_at, created_at,
@@ -191,11 +190,9 @@ class KnownPaymentSettlement {
      * provider payment id and agrees on amount and currency.
      */
     Optional<Settled> settle(String provider, ProviderEvent event, String payload, Duration lockTimeout, Instant now) {
-        Cause cause = Cause.webhook(event.eventId());
         Waiting mine = new Waiting(provider, event, PaymentOutcomes.statusFor(event.status()),
                 Arrays.asList(provider, event.eventId(), event.type(), event.providerPaymentId(), event.created(),
-                        event.amount(), event.currency(), cause.kind(), cause.ref(), now, payload,
-                        TraceContexts.currentTraceparent()),
+                        event.amount(), event.currency(), now, payload, TraceContexts.currentTraceparent()),
                 new CompletableFuture<>());
         List<Waiting> batch = takeTurn(mine);
         if (!batch.isEmpty()) {
@@ -255,7 +252,7 @@ class KnownPaymentSettlement {
     /** One statement for the batch; when the database refuses it, one statement for each of its events. */
     private void settleAll(List<Waiting> batch, Duration lockTimeout) {
         List<Object> parameters = new ArrayList<>(List.of(lockTimeout.toMillis() + "ms", batch.get(0).target().name(),
-                OrderSettlement.ORDER_PAID));
+                OrderSettlement.ORDER_PAID, Cause.WEBHOOK));
         batch.forEach(each -> parameters.addAll(each.values()));
         try {
             List<Map.Entry<String, Settled>> rows = sql.list(statements.get(batch.get(0).target())[batch.size() - 1],
