@@ -18,8 +18,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Resolves PENDING payment attempts and refunds the provider has but whose webhook has not come: one that has been
@@ -75,29 +77,31 @@ public class Reconciliation {
      */
     public Map<String, Long> reconcile(Cause cause) {
         Instant quietSince = Timestamps.now().minus(config.pendingCheckAfter());
-        int checked = 0;
-        int resolved = 0;
-        for (Payment payment : QuarkusTransaction.requiringNew().call(() -> rows.quietPending(quietSince, BATCH))) {
+        Checked payments = checkEach(QuarkusTransaction.requiringNew().call(() -> rows.quietPending(quietSince, BATCH)),
+                payment -> checkPending(payment, cause));
+        Checked refunds = checkEach(QuarkusTransaction.requiringNew().call(() ->
+                refundRows.quietPending(quietSince, BATCH)), refund -> checkPending(refund, cause));
+        return Map.of("pendingChecked", payments.checked(), "pendingResolved", payments.resolved(),
+                "refundsPendingResolved", refunds.resolved());
+    }
+
+    private record Checked(long checked, long resolved) {
+    }
+
+    /** Asks about each quiet attempt or refund in turn until the replica starts shutting down. */
+    private <T> Checked checkEach(List<T> quiet, Predicate<T> resolves) {
+        long checked = 0;
+        long resolved = 0;
+        for (T each : quiet) {
             if (draining.inProgress()) {
                 break;
             }
             checked++;
-            if (checkPending(payment, cause)) {
+            if (resolves.test(each)) {
                 resolved++;
             }
         }
-        int refundsResolved = 0;
-        for (Refund refund : QuarkusTransaction.requiringNew().call(() ->
-                refundRows.quietPending(Timestamps.now().minus(config.pendingCheckAfter()), BATCH))) {
-            if (draining.inProgress()) {
-                break;
-            }
-            if (checkPending(refund, cause)) {
-                refundsResolved++;
-            }
-        }
-        return Map.of("pendingChecked", (long) checked, "pendingResolved", (long) resolved,
-                "refundsPendingResolved", (long) refundsResolved);
+        return new Checked(checked, resolved);
     }
 
     private boolean checkPending(Payment payment, Cause cause) {
