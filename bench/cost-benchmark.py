@@ -107,8 +107,23 @@ def orders_answered(metrics_url):
 
 
 def backends(db):
-    out = psql("postgres", f"SELECT pid FROM pg_stat_activity WHERE datname = '{db}'")
-    return [int(p) for p in out.split()] if out else []
+    """The processes working for the database: its client backends and autovacuum workers, found by the titles
+    PostgreSQL gives them ("postgres: 15/main: <user> <database> <client> <activity>", "postgres: 15/main: autovacuum
+    worker <database>"). Read from /proc, not asked with psql: measure() polls this five times a second, and a psql
+    per poll cost the machine about a fifth of a core (53 ms of CPU each on the benchmark machine), taken from the
+    process being measured."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                title = f.read().split(b"\0")[0].decode(errors="replace").split()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):  # ended between listing and reading
+            continue
+        if len(title) < 4 or title[0] != "postgres:" or not title[1].endswith(":"):
+            continue
+        if title[3] == db or title[2:4] == ["autovacuum", "worker"] and title[4:5] == [db]:
+            found.append(int(pid))
+    return found
 
 
 def db_cpu(db, pids):

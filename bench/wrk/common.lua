@@ -16,6 +16,7 @@ assert(#common.tokens > 0, "no tokens in " .. token_file)
 
 -- headers arrive with the server's spelling; compare case-insensitively
 function common.header(headers, name)
+  if headers[name] ~= nil then return headers[name] end
   local wanted = string.lower(name)
   for k, v in pairs(headers) do
     if string.lower(k) == wanted then return v end
