@@ -3,12 +3,13 @@
 
   python3 bench/cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--conns "1 8 32"]
       [--rounds 3] [--duration 15] [--port 18140] [--db h4_bench] [--peer-port 18145] [--peer-db h4_peer]
-      [--peer-dir DIR] [--no-peer] [--paced-gaps "12 1"] [--warmup-min 120] [--warmup-max 300]
+      [--peer-dir DIR] [--no-peer] [--paced-gaps "12 1"] [--warmup-min 120] [--warmup-max 420]
       [--java-opts "-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2"]
 
-1. starts the jar against a fresh database, makes bench tokens, warms the JVM with alternating new-key and replay
-   load until the C2 compiler threads used under 2% of a 10 s slice and --warmup-min s have passed (printed per
-   slice, --warmup-max s at most), and runs
+1. starts the jar against a fresh database, makes bench tokens, warms the JVM with slices shaped like the rows (new
+   keys, then replays, --duration s each) until the C2 compiler threads used under 2% of a slice and --warmup-min s
+   have passed (printed per slice, --warmup-max s at most; every row also prints "service_c2_ms", the part of its
+   service CPU per request that C2 spent compiling), and runs
    ANALYZE, as autovacuum would; starts the peer (bench README) on its own database and warms it;
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
    running the service's own statements (bench/pgbench/post-order.sql, with new keys and with the replay keys), the
@@ -180,6 +181,7 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     baseline = {pid: proc_cpu(pid) for pid in backends(db)}
     last = dict(baseline)
     s0, t0 = proc_cpu(service_pid) if service_pid else 0.0, time.time()
+    c2_from = thread_cpu(service_pid, "C2 Compiler") if service_pid else 0.0
     # per thread, polled like the backends: a worker thread that ends during the row keeps what it waited until then
     waited_from = run_queue_waits(service_pid) if service_pid else {}
     waited_to = dict(waited_from)
@@ -194,6 +196,7 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
     for pid in list(last):
         last[pid] = max(last[pid], proc_cpu(pid))
     s1 = proc_cpu(service_pid) if service_pid else 0.0
+    c2_to = thread_cpu(service_pid, "C2 Compiler") if service_pid else 0.0
     if service_pid:
         waited_to.update(run_queue_waits(service_pid))
     host_after = host_cpu()
@@ -215,6 +218,8 @@ def measure(label, cmd, kind, service_pid, db, gc_log=None, metrics_url=None):
                    avg_ms=float(re.search(r"latency average = ([\d.]+) ms", text).group(1)))
     n = max(n, 1)
     res["service_cpu_ms"] = round(1000 * (s1 - s0) / n, 3) if service_pid else None
+    # the part of it the JIT's C2 threads spent compiling: a row that still pays for compilation was not warm
+    res["service_c2_ms"] = round(1000 * (c2_to - c2_from) / n, 3) if service_pid else None
     res["pg_cpu_ms"] = round(1000 * (d1 - d0) / n, 3)
     waited = sum(to - waited_from.get(tid, 0.0) for tid, to in waited_to.items())
     res["service_waited_ms"] = round(1000 * waited / n, 3) if service_pid else None
@@ -283,16 +288,20 @@ def start_service(a, base, tag):
         assert post_order(base, token_list[i % 16], f"{tag}-replay-{i:04d}") == 201
     wrk = lambda script, c, d: ["wrk", f"-t{LOAD_THREADS}", f"-c{c}", f"-d{d}s", "--latency", "-s",
                                 f"{BENCH}/wrk/{script}", base]
+    # each slice is shaped like the rows: new keys, then replays, each as long as a row. With 5 s of each, C2 was quiet
+    # after 120 s and yet compiled for a quarter of a millisecond per order through the first 15 s row of new keys
+    # (0.249, then 0.106, then 0.013 ms per order in three such rows), which cost that row a fifth of its rate.
     started = time.time()
     while True:
         c2 = thread_cpu(service.pid, "C2 Compiler")
-        subprocess.run(wrk("new-orders.lua", 8, 5), capture_output=True)
-        subprocess.run(wrk("replays.lua", 8, 5), capture_output=True)
+        subprocess.run(wrk("new-orders.lua", 8, a.duration), capture_output=True)
+        subprocess.run(wrk("replays.lua", 8, a.duration), capture_output=True)
         busy = thread_cpu(service.pid, "C2 Compiler") - c2
-        print(f"warm-up {time.time() - started:5.0f} s: C2 compiler threads {100 * busy / 10:4.1f}% of the slice",
+        slice_s = 2 * a.duration
+        print(f"warm-up {time.time() - started:5.0f} s: C2 compiler threads {100 * busy / slice_s:4.1f}% of the slice",
               flush=True)
         elapsed = time.time() - started
-        if (busy < 0.2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
+        if (busy < 0.02 * slice_s and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
             break
     psql(a.db, "ANALYZE")
     print("ANALYZE done; orders so far:", psql(a.db, "SELECT count(*) FROM orders"), flush=True)
@@ -391,7 +400,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3,
                     help=f"rounds at {TARGET_CONNS} connections: service, pgbench and peer rows one after the other, each round")
     ap.add_argument("--warmup-min", type=int, default=120)
-    ap.add_argument("--warmup-max", type=int, default=300)
+    ap.add_argument("--warmup-max", type=int, default=420)
     ap.add_argument("--port", type=int, default=18140)
     ap.add_argument("--db", default="h4_bench")
     ap.add_argument("--peer-port", type=int, default=18145)
