@@ -8,9 +8,8 @@
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with slices shaped like the rows (new
    keys, then replays, --duration s each) until the C2 compiler threads used under 2% of two slices in a row and
-   --warmup-min s have passed (printed per slice, --warmup-max s at most; every row also prints "service_c2_ms", the part of its
-   service CPU per request that C2 spent compiling), and runs
-   ANALYZE, as autovacuum would; starts the peer (bench README) on its own database and warms it;
+   --warmup-min s have passed (printed per slice, --warmup-max s at most; every row also prints "service_c2_ms", the
+   part of its service CPU per request that C2 spent compiling), and runs ANALYZE, as autovacuum would; starts the peer (bench README) on its own database and warms it;
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
    running the service's own statements (bench/pgbench/post-order.sql, with new keys and with the replay keys), the
    peer under wrk; each row read with the CPU the process and its database's PostgreSQL backends spent (from /proc,
@@ -290,8 +289,8 @@ def start_service(a, base, tag):
                                 f"{BENCH}/wrk/{script}", base]
     # each slice is shaped like the rows: new keys, then replays, each as long as a row. With 5 s of each, C2 was quiet
     # after 120 s and yet compiled for a quarter of a millisecond per order through the first 15 s row of new keys
-    # (0.249, then 0.106, then 0.013 ms per order in three such rows), which cost that row a fifth of its rate.
-    # one quiet slice was not enough either: C2 still compiled for 0.326 ms per order in the first row after one
+    # (0.249, then 0.106, then 0.013 ms per order in three such rows), which cost that row a fifth of its rate. After
+    # one quiet slice of the new shape it still compiled for 0.326 ms per order in the first row, hence two in a row.
     started, quiet_slices = time.time(), 0
     while True:
         c2 = thread_cpu(service.pid, "C2 Compiler")
