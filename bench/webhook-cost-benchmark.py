@@ -3,7 +3,7 @@
 
   python3 bench/webhook-cost-benchmark.py --jar target/quarkus-app/quarkus-run.jar [--label after] [--max-rate 3000]
       [--rounds 2] [--duration 15] [--port 18150] [--db wh_bench] [--peer-port 18155] [--peer-db wh_peer]
-      [--peer-dir /work/shared/peer-fastapi] [--no-peer] [--no-pgbench] [--warmup-min 120] [--warmup-max 300]
+      [--peer-dir /work/shared/peer-fastapi] [--no-peer] [--no-pgbench] [--warmup-min 120] [--warmup-max 420]
 
 The same method as cost-benchmark.py (whose measuring it uses): CPU of the process and of its own database's
 PostgreSQL backends from /proc, every row after a CHECKPOINT, the peer measured in the same run.
@@ -12,8 +12,10 @@ PostgreSQL backends from /proc, every row after a CHECKPOINT, the peer measured 
    (webhooks_app.py) on its own database (webhooks_schema.sql); every event is a signed Standard Webhooks `payment.succeeded` for a PENDING payment
    of its own, whose order awaits payment (the service's payments carry a finished idempotency record, as one the
    sandbox answered PENDING does); signatures are computed before a row starts (bench/wrk/webhooks.lua sends them);
-2. warms both up with new events and their duplicates, 5 s of each per slice, until the service's C2 compiler threads
-   used under 2% of a slice and at least --warmup-min seconds have passed; then VACUUM ANALYZE on both databases;
+2. warms both up with new events and their duplicates in slices: the service's shaped like its rows (--duration s
+   of each), the peer's 5 s of each (Python has no JIT to wait for), until the service's C2 compiler threads used
+   under 2% of its part of two slices in a row and at least --warmup-min seconds have passed (cost-benchmark.py says
+   why two); then VACUUM ANALYZE on both databases;
 3. per round at 8 connections, --duration seconds each: new events to the service (a file of --max-rate x duration
    of them, more than a row can send), then the events that row delivered again (duplicates, round again if the row
    sends more), then pgbench running a new event's statements (bench/pgbench/webhook-event.sql) on the service's
@@ -154,7 +156,7 @@ def main():
     ap.add_argument("--duration", type=int, default=15)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--warmup-min", type=int, default=120)
-    ap.add_argument("--warmup-max", type=int, default=300)
+    ap.add_argument("--warmup-max", type=int, default=420)
     ap.add_argument("--port", type=int, default=18150)
     ap.add_argument("--db", default="wh_bench")
     ap.add_argument("--peer-port", type=int, default=18155)
@@ -169,10 +171,10 @@ def main():
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     url = f"http://127.0.0.1:{a.port}/webhooks/sandbox"
     peer_url = f"http://127.0.0.1:{a.peer_port}/webhooks/sandbox"
-    warm_slice = 6000  # more than 5 s of new events take at the rates seen on this machine
-    max_slices = a.warmup_max // 10 + 1
     a.events = a.max_rate * a.duration
-    a.peer_payments = max_slices * warm_slice + a.rounds * a.events
+    peer_warm_slice = 6000  # more than 5 s of new events take at the rates seen on this machine
+    max_slices = a.warmup_max // (2 * a.duration) + 2
+    a.peer_payments = max_slices * peer_warm_slice + a.rounds * a.events
     results = {}
     service = peer = None
     files = f"/tmp/{a.db}-events"
@@ -182,23 +184,25 @@ def main():
         if not a.no_peer:
             peer = start_peer(a)
         next_service, next_peer = 1, 1
-        started = time.time()
+        started, quiet_slices = time.time(), 0
         while True:
+            seed_service(a.db, next_service, a.events)
+            write_events(f"{files}/warm.tsv", service_events(tag + "w", next_service, a.events))
+            next_service += a.events
             c2 = cost.thread_cpu(service.pid, "C2 Compiler")
-            seed_service(a.db, next_service, warm_slice)
-            targets = [(url, service_events(tag + "w", next_service, warm_slice), ("processed", "duplicate"))]
-            next_service += warm_slice
-            if peer:
-                targets.append((peer_url, peer_events(tag + "w", next_peer, warm_slice), ("ok", "already_processed")))
-                next_peer += warm_slice
-            for target, events, (new, duplicate) in targets:
-                write_events(f"{files}/warm.tsv", events)
-                subprocess.run(wrk(target, f"{files}/warm.tsv", new, 5), capture_output=True)
-                subprocess.run(wrk(target, f"{files}/warm.tsv", duplicate, 5), capture_output=True)
+            subprocess.run(wrk(url, f"{files}/warm.tsv", "processed", a.duration), capture_output=True)
+            subprocess.run(wrk(url, f"{files}/warm.tsv", "duplicate", a.duration), capture_output=True)
             busy = cost.thread_cpu(service.pid, "C2 Compiler") - c2
+            if peer:
+                write_events(f"{files}/warm.tsv", peer_events(tag + "w", next_peer, peer_warm_slice))
+                next_peer += peer_warm_slice
+                subprocess.run(wrk(peer_url, f"{files}/warm.tsv", "ok", 5), capture_output=True)
+                subprocess.run(wrk(peer_url, f"{files}/warm.tsv", "already_processed", 5), capture_output=True)
             elapsed = time.time() - started
-            print(f"warm-up {elapsed:5.0f} s: C2 compiler threads {100 * busy / 10:4.1f}% of the slice", flush=True)
-            if (busy < 0.2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
+            print(f"warm-up {elapsed:5.0f} s: C2 compiler threads {100 * busy / (2 * a.duration):4.1f}% of the "
+                  "service's part of the slice", flush=True)
+            quiet_slices = quiet_slices + 1 if busy < 0.02 * 2 * a.duration else 0
+            if (quiet_slices >= 2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
                 break
         seed_service(a.db, next_service, a.rounds * a.events + (0 if a.no_pgbench else a.rounds * 40000))
         psql(a.db, "VACUUM ANALYZE")
