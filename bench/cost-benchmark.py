@@ -263,6 +263,29 @@ def post_order(base, token, key):
         return r.status
 
 
+def warm_up(service_pid, a, service_slice, other_work=lambda: None):
+    """Runs service_slice() (new requests, then repeats, --duration s each: shaped like the rows), then other_work()
+    (another receiver's warm-up, not counted), until the service's C2 compiler threads used under 2% of two service
+    slices in a row and --warmup-min s have passed, or --warmup-max s; prints each slice's share."""
+    # With 5 s of each, C2 was quiet after 120 s and yet compiled for a quarter of a millisecond per order through the
+    # first 15 s row of new keys (0.249, then 0.106, then 0.013 ms per order in three such rows), which cost that row a
+    # fifth of its rate. After one quiet slice of the row's shape it still compiled for 0.326 ms per order in the
+    # first row, hence two in a row.
+    slice_s = 2 * a.duration
+    started, quiet_slices = time.time(), 0
+    while True:
+        c2 = thread_cpu(service_pid, "C2 Compiler")
+        service_slice()
+        busy = thread_cpu(service_pid, "C2 Compiler") - c2
+        other_work()
+        elapsed = time.time() - started
+        print(f"warm-up {elapsed:5.0f} s: C2 compiler threads {100 * busy / slice_s:4.1f}% of the service's slice",
+              flush=True)
+        quiet_slices = quiet_slices + 1 if busy < 0.02 * slice_s else 0
+        if (quiet_slices >= 2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
+            return
+
+
 def start_service(a, base, tag):
     """Starts the jar on its fresh database, makes the bench tokens and the replay keys, warms the JVM up until the C2
     compiler threads are quiet and runs ANALYZE; answers the process, its GC log and its wrk command."""
@@ -288,23 +311,11 @@ def start_service(a, base, tag):
         assert post_order(base, token_list[i % 16], f"{tag}-replay-{i:04d}") == 201
     wrk = lambda script, c, d: ["wrk", f"-t{LOAD_THREADS}", f"-c{c}", f"-d{d}s", "--latency", "-s",
                                 f"{BENCH}/wrk/{script}", base]
-    # each slice is shaped like the rows: new keys, then replays, each as long as a row. With 5 s of each, C2 was quiet
-    # after 120 s and yet compiled for a quarter of a millisecond per order through the first 15 s row of new keys
-    # (0.249, then 0.106, then 0.013 ms per order in three such rows), which cost that row a fifth of its rate. After
-    # one quiet slice of the new shape it still compiled for 0.326 ms per order in the first row, hence two in a row.
-    started, quiet_slices = time.time(), 0
-    while True:
-        c2 = thread_cpu(service.pid, "C2 Compiler")
+    def service_slice():
         subprocess.run(wrk("new-orders.lua", 8, a.duration), capture_output=True)
         subprocess.run(wrk("replays.lua", 8, a.duration), capture_output=True)
-        busy = thread_cpu(service.pid, "C2 Compiler") - c2
-        slice_s = 2 * a.duration
-        print(f"warm-up {time.time() - started:5.0f} s: C2 compiler threads {100 * busy / slice_s:4.1f}% of the slice",
-              flush=True)
-        elapsed = time.time() - started
-        quiet_slices = quiet_slices + 1 if busy < 0.02 * slice_s else 0
-        if (quiet_slices >= 2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
-            break
+
+    warm_up(service.pid, a, service_slice)
     psql(a.db, "ANALYZE")
     print("ANALYZE done; orders so far:", psql(a.db, "SELECT count(*) FROM orders"), flush=True)
     return service, gc_log, wrk

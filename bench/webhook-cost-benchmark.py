@@ -184,26 +184,23 @@ def main():
         if not a.no_peer:
             peer = start_peer(a)
         next_service, next_peer = 1, 1
-        started, quiet_slices = time.time(), 0
-        while True:
+
+        def service_slice():
+            nonlocal next_service
             seed_service(a.db, next_service, a.events)
             write_events(f"{files}/warm.tsv", service_events(tag + "w", next_service, a.events))
             next_service += a.events
-            c2 = cost.thread_cpu(service.pid, "C2 Compiler")
             subprocess.run(wrk(url, f"{files}/warm.tsv", "processed", a.duration), capture_output=True)
             subprocess.run(wrk(url, f"{files}/warm.tsv", "duplicate", a.duration), capture_output=True)
-            busy = cost.thread_cpu(service.pid, "C2 Compiler") - c2
-            if peer:
-                write_events(f"{files}/warm.tsv", peer_events(tag + "w", next_peer, peer_warm_slice))
-                next_peer += peer_warm_slice
-                subprocess.run(wrk(peer_url, f"{files}/warm.tsv", "ok", 5), capture_output=True)
-                subprocess.run(wrk(peer_url, f"{files}/warm.tsv", "already_processed", 5), capture_output=True)
-            elapsed = time.time() - started
-            print(f"warm-up {elapsed:5.0f} s: C2 compiler threads {100 * busy / (2 * a.duration):4.1f}% of the "
-                  "service's part of the slice", flush=True)
-            quiet_slices = quiet_slices + 1 if busy < 0.02 * 2 * a.duration else 0
-            if (quiet_slices >= 2 and elapsed >= a.warmup_min) or elapsed > a.warmup_max:
-                break
+
+        def peer_slice():
+            nonlocal next_peer
+            write_events(f"{files}/warm.tsv", peer_events(tag + "w", next_peer, peer_warm_slice))
+            next_peer += peer_warm_slice
+            subprocess.run(wrk(peer_url, f"{files}/warm.tsv", "ok", 5), capture_output=True)
+            subprocess.run(wrk(peer_url, f"{files}/warm.tsv", "already_processed", 5), capture_output=True)
+
+        cost.warm_up(service.pid, a, service_slice, peer_slice if peer else lambda: None)
         # pgbench, with no HTTP in front, runs faster than --max-rate: 4,432 events/s in one run, when a round had
         # 40,000 payments for it and 40 % of its statements found none and settled nothing, yet were counted
         pgbench_payments = 0 if a.no_pgbench else a.rounds * 3 * a.events
