@@ -267,10 +267,6 @@ def warm_up(service_pid, a, service_slice, other_work=lambda: None):
     """Runs service_slice() (new requests, then repeats, --duration s each: shaped like the rows), then other_work()
     (another receiver's warm-up, not counted), until the service's C2 compiler threads used under 2% of two service
     slices in a row and --warmup-min s have passed, or --warmup-max s; prints each slice's share."""
-    # With 5 s of each, C2 was quiet after 120 s and yet compiled for a quarter of a millisecond per order through the
-    # first 15 s row of new keys (0.249, then 0.106, then 0.013 ms per order in three such rows), which cost that row a
-    # fifth of its rate. After one quiet slice of the row's shape it still compiled for 0.326 ms per order in the
-    # first row, hence two in a row.
     slice_s = 2 * a.duration
     started, quiet_slices = time.time(), 0
     while True:
@@ -312,8 +308,12 @@ def start_service(a, base, tag):
     wrk = lambda script, c, d: ["wrk", f"-t{LOAD_THREADS}", f"-c{c}", f"-d{d}s", "--latency", "-s",
                                 f"{BENCH}/wrk/{script}", base]
     def service_slice():
-        subprocess.run(wrk("new-orders.lua", 8, a.duration), capture_output=True)
-        subprocess.run(wrk("replays.lua", 8, a.duration), capture_output=True)
+        # Every row reads /q/metrics before and after it, as Prometheus does all the time. The first read loads classes
+        # that make compiled code not entrant: after a warm-up without it, 42 methods at once, 114 more and 1.8 s of
+        # C2 through the next 15 s row of new keys, at a rate 12 % lower; the first rows paid for that.
+        for script in ["new-orders.lua", "replays.lua"]:
+            subprocess.run(wrk(script, 8, a.duration), capture_output=True)
+            orders_answered(base + "/q/metrics")
 
     warm_up(service.pid, a, service_slice)
     psql(a.db, "ANALYZE")
