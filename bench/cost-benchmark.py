@@ -7,8 +7,8 @@
       [--java-opts "-XX:MaxRAM=768m -XX:MaxRAMPercentage=25 -XX:InitialRAMPercentage=12.5 -XX:+UseSerialGC -Dquarkus.http.io-threads=2"]
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with slices shaped like the rows (new
-   keys, then replays, --duration s each) until the C2 compiler threads used under 2% of two slices in a row and
-   --warmup-min s have passed (printed per slice, --warmup-max s at most; every row also prints "service_c2_ms", the
+   keys, then replays, --duration s each, each followed by a read of /q/metrics as a row is) until the C2 compiler
+   threads used under 2% of two slices in a row and --warmup-min s have passed (printed per slice, --warmup-max s at most; every row also prints "service_c2_ms", the
    part of its service CPU per request that C2 spent compiling), and runs ANALYZE, as autovacuum would; starts the
    peer (bench README) on its own database and warms it;
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
