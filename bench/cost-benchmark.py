@@ -8,9 +8,9 @@
 
 1. starts the jar against a fresh database, makes bench tokens, warms the JVM with slices shaped like the rows (new
    keys, then replays, --duration s each, each followed by a read of /q/metrics as a row is) until the C2 compiler
-   threads used under 2% of two slices in a row and --warmup-min s have passed (printed per slice, --warmup-max s at most; every row also prints "service_c2_ms", the
-   part of its service CPU per request that C2 spent compiling), and runs ANALYZE, as autovacuum would; starts the
-   peer (bench README) on its own database and warms it;
+   threads used under 2% of two slices in a row and --warmup-min s have passed (printed per slice, --warmup-max s at
+   most; every row also prints "service_c2_ms", the part of its service CPU per request that C2 spent compiling), and
+   runs ANALYZE, as autovacuum would; starts the peer (bench README) on its own database and warms it;
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
    running the service's own statements (bench/pgbench/post-order.sql, with new keys and with the replay keys), the
    peer under wrk; each row read with the CPU the process and its database's PostgreSQL backends spent (from /proc,
