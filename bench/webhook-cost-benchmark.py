@@ -14,8 +14,8 @@ PostgreSQL backends from /proc, every row after a CHECKPOINT, the peer measured 
    sandbox answered PENDING does); signatures are computed before a row starts (bench/wrk/webhooks.lua sends them);
 2. warms both up with new events and their duplicates in slices: the service's shaped like its rows (--duration s
    of each), the peer's 5 s of each (Python has no JIT to wait for), until the service's C2 compiler threads used
-   under 2% of its part of two slices in a row and at least --warmup-min seconds have passed (cost-benchmark.py says
-   why two); then VACUUM ANALYZE on both databases;
+   under 2% of its part of two slices in a row and at least --warmup-min seconds have passed (its rows read no
+   metrics, so neither do its slices); then VACUUM ANALYZE on both databases;
 3. per round at 8 connections, --duration seconds each: new events to the service (a file of --max-rate x duration
    of them, more than a row can send), then the events that row delivered again (duplicates, round again if the row
    sends more), then pgbench running a new event's statements (bench/pgbench/webhook-event.sql) on the service's
