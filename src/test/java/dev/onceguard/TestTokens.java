@@ -9,7 +9,7 @@ public final class TestTokens {
 
     public static final String ISSUER = "https://onceguard.test";
     public static final String SECRET = "onceguard-test-signing-secret-32b!";
-    /** The audience the packaged artifact's runs (prod profile) require; the test profile requires none. */
+    /** The audience the API requires, in the test profile as in the packaged artifact's runs (prod profile). */
     public static final String AUDIENCE = "https://onceguard.test/api";
 
     private TestTokens() {

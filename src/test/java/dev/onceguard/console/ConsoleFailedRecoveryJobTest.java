@@ -1,16 +1,15 @@
 package dev.onceguard.console;
 
+import dev.onceguard.HaltedScheduler;
 import dev.onceguard.TestTokens;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.Map;
 import java.util.UUID;
 
 import static dev.onceguard.Database.execute;
@@ -21,19 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A replica where lease recovery is switched on but its latest run failed: the operation page of a stuck operation
  * does not promise that lease recovery finishes it, and says when it failed; a later successful run promises it again.
+ * Lease recovery is on in the configuration; the scheduler stays halted so that only this test writes its runs.
  */
 @QuarkusTest
-@TestProfile(ConsoleFailedRecoveryJobTest.LeaseRecoveryOn.class)
+@TestProfile(HaltedScheduler.class)
 class ConsoleFailedRecoveryJobTest {
-
-    /** Lease recovery is on in the configuration; the scheduler stays idle so that only this test writes its runs. */
-    public static class LeaseRecoveryOn implements QuarkusTestProfile {
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("onceguard.jobs.lease-recovery.every", "1h", "quarkus.scheduler.start-mode", "halted");
-        }
-    }
 
     @Inject
     AgroalDataSource db;

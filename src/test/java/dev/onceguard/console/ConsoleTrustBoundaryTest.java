@@ -40,7 +40,7 @@ class ConsoleTrustBoundaryTest {
     }
 
     private static String adminBearer() {
-        return "Bearer " + Jwt.issuer(TestTokens.ISSUER).subject(TestTokens.newUser())
+        return "Bearer " + Jwt.issuer(TestTokens.ISSUER).audience(TestTokens.AUDIENCE).subject(TestTokens.newUser())
                 .groups(Set.of(ConsoleUser.ADMIN, ConsoleUser.SUPPORT)).signWithSecret(TestTokens.SECRET);
     }
 

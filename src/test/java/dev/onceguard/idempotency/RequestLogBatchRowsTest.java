@@ -1,16 +1,15 @@
 package dev.onceguard.idempotency;
 
+import dev.onceguard.HaltedScheduler;
 import dev.onceguard.TestTokens;
 import dev.onceguard.checkout.OrdersApi;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 
 import static dev.onceguard.Database.count;
@@ -19,21 +18,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Under load the request log does not wait for its interval: once {@code batch-rows} rows are pending, a worker writes
- * them at once. Here the interval never comes (the scheduler is halted), so only the count can write them.
+ * them at once. Here batches are five rows and the interval never comes (the scheduler is halted), so only the count
+ * can write them.
  */
 @QuarkusTest
-@TestProfile(RequestLogBatchRowsTest.FiveRowBatches.class)
+@TestProfile(HaltedScheduler.class)
 class RequestLogBatchRowsTest {
-
-    public static class FiveRowBatches implements QuarkusTestProfile {
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("onceguard.idempotency.request-log.flush-every", "1h",
-                    "onceguard.idempotency.request-log.batch-rows", "5",
-                    "quarkus.scheduler.start-mode", "halted");
-        }
-    }
 
     @Inject
     AgroalDataSource db;

@@ -2,32 +2,22 @@ package dev.onceguard.platform;
 
 import dev.onceguard.TestTokens;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import io.smallrye.jwt.build.Jwt;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 
 import static io.restassured.RestAssured.given;
 
 /**
  * Tokens as a holder of tokens minted for other purposes would try them, each signed with the right key by the right
  * issuer: for another API, for no API, living a hundred years, issued tomorrow. With the audience and the maximum
- * lifetime production sets, only a token minted for this API, for a reasonable time, opens it.
+ * lifetime production sets (the test profile sets them too), only a token minted for this API, for a reasonable time,
+ * opens it.
  */
 @QuarkusTest
-@TestProfile(ApiTokenTrustTest.WithAudience.class)
 class ApiTokenTrustTest {
-
-    public static class WithAudience implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("mp.jwt.verify.audiences", TestTokens.AUDIENCE);
-        }
-    }
 
     @Test
     void onlyATokenMintedForThisApiForAReasonableTimeOpensIt() {
