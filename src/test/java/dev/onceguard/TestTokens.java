@@ -1,6 +1,7 @@
 package dev.onceguard;
 
 import io.smallrye.jwt.build.Jwt;
+import io.smallrye.jwt.build.JwtClaimsBuilder;
 
 import java.util.UUID;
 
@@ -15,13 +16,18 @@ public final class TestTokens {
     private TestTokens() {
     }
 
+    /** The claims of a token minted for this API, for {@code userId}: a test adds or changes the rest, then signs. */
+    public static JwtClaimsBuilder forThisApi(String userId) {
+        return Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId);
+    }
+
     public static String bearer(String userId) {
-        return "Bearer " + Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).signWithSecret(SECRET);
+        return "Bearer " + forThisApi(userId).signWithSecret(SECRET);
     }
 
     /** A back-office system's token: its {@code groups} claim holds {@code refunds}. */
     public static String refunds(String userId) {
-        return "Bearer " + Jwt.issuer(ISSUER).audience(AUDIENCE).subject(userId).groups("refunds").signWithSecret(SECRET);
+        return "Bearer " + forThisApi(userId).groups("refunds").signWithSecret(SECRET);
     }
 
     public static String newUser() {

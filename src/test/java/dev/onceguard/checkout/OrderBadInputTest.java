@@ -229,13 +229,11 @@ class OrderBadInputTest {
                 Arguments.of(Map.of("Authorization", "Basic dXNlcjpwYXNz")),
                 // a valid console login (admin:admin-password) is no way into the API
                 Arguments.of(Map.of("Authorization", "Basic YWRtaW46YWRtaW4tcGFzc3dvcmQ=")),
-                Arguments.of(Map.of("Authorization", "Bearer " + Jwt.issuer(TestTokens.ISSUER)
-                        .audience(TestTokens.AUDIENCE).subject(user)
+                Arguments.of(Map.of("Authorization", "Bearer " + TestTokens.forThisApi(user)
                         .signWithSecret("another-secret-that-is-long-enough-for-hs256"))),
                 Arguments.of(Map.of("Authorization", "Bearer " + Jwt.issuer("https://somebody.else")
                         .audience(TestTokens.AUDIENCE).subject(user).signWithSecret(TestTokens.SECRET))),
-                Arguments.of(Map.of("Authorization", "Bearer " + Jwt.issuer(TestTokens.ISSUER)
-                        .audience(TestTokens.AUDIENCE).subject(user)
+                Arguments.of(Map.of("Authorization", "Bearer " + TestTokens.forThisApi(user)
                         .issuedAt(Instant.now().minusSeconds(7200)).expiresAt(Instant.now().minusSeconds(3600))
                         .signWithSecret(TestTokens.SECRET))));
     }

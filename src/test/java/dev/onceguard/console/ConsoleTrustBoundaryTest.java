@@ -7,7 +7,6 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
-import io.smallrye.jwt.build.Jwt;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +39,7 @@ class ConsoleTrustBoundaryTest {
     }
 
     private static String adminBearer() {
-        return "Bearer " + Jwt.issuer(TestTokens.ISSUER).audience(TestTokens.AUDIENCE).subject(TestTokens.newUser())
+        return "Bearer " + TestTokens.forThisApi(TestTokens.newUser())
                 .groups(Set.of(ConsoleUser.ADMIN, ConsoleUser.SUPPORT)).signWithSecret(TestTokens.SECRET);
     }
 

@@ -27,10 +27,10 @@ class ApiTokenTrustTest {
         products(bearer(Jwt.issuer(TestTokens.ISSUER).subject(user).audience("https://payroll.example/api")))
                 .then().statusCode(401);
         products(bearer(Jwt.issuer(TestTokens.ISSUER).subject(user))).then().statusCode(401);
-        products(bearer(Jwt.issuer(TestTokens.ISSUER).subject(user).audience(TestTokens.AUDIENCE)
+        products(bearer(TestTokens.forThisApi(user)
                 .expiresAt(Instant.now().plus(Duration.ofDays(36_500))))).then().statusCode(401);
         Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
-        products(bearer(Jwt.issuer(TestTokens.ISSUER).subject(user).audience(TestTokens.AUDIENCE)
+        products(bearer(TestTokens.forThisApi(user)
                 .issuedAt(tomorrow).expiresAt(tomorrow.plus(Duration.ofMinutes(5))))).then().statusCode(401);
     }
 
