@@ -56,7 +56,9 @@ class KnownPaymentSettlement {
 
     /**
      * What the statement did: the inbox row's outcome, its payment, whether that payment's record is open, and when the
-     * statement answered (the event's deliveries are ordered by that instant, however late its caller wakes).
+     * statement was sent. The event's deliveries are ordered by that instant: it precedes the statement's commit, so
+     * every other delivery of the event is decided after it, however late this caller wakes once the statement
+     * answered.
      */
     record Settled(DeliveryOutcome outcome, String paymentId, boolean recordOpen, Instant decidedAt) {
     }
@@ -255,9 +257,10 @@ class KnownPaymentSettlement {
                 OrderSettlement.ORDER_PAID, Cause.WEBHOOK));
         batch.forEach(each -> parameters.addAll(each.values()));
         try {
+            Instant sentAt = Instant.now();
             List<Map.Entry<String, Settled>> rows = sql.list(statements.get(batch.get(0).target())[batch.size() - 1],
                     row -> Map.entry(row.getString(1), new Settled(DeliveryOutcome.valueOf(row.getString(2)),
-                            row.getString(3), row.getBoolean(4), Instant.now())), parameters.toArray());
+                            row.getString(3), row.getBoolean(4), sentAt)), parameters.toArray());
             Map<String, Settled> settled = rows.stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
             batch.forEach(each -> each.settled().complete(Optional.ofNullable(settled.get(each.event().eventId()))));
         } catch (RuntimeException e) {

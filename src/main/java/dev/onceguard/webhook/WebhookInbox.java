@@ -64,8 +64,9 @@ public class WebhookInbox {
 
     /**
      * What a delivery that reached the database came to, the event's inbox status after it, whether the event was
-     * there before, and when the delivery held the event's row: inserted it, or locked it after the delivery before it
-     * committed. That instant orders an event's deliveries as the database decided them.
+     * there before, and when the delivery took the event's row: as it inserted it (or sent the statement that did), or
+     * once it locked it after the delivery before it committed. That instant orders an event's deliveries as the
+     * database decided them.
      */
     private record Received(DeliveryOutcome outcome, String status, boolean redelivered, Instant decidedAt) {
     }
