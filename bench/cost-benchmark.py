@@ -10,7 +10,8 @@
    keys, then replays, --duration s each, each followed by a read of /q/metrics as a row is) until the C2 compiler
    threads used under 2% of two slices in a row and --warmup-min s have passed (printed per slice, --warmup-max s at
    most; every row also prints "service_c2_ms", the part of its service CPU per request that C2 spent compiling), and
-   runs ANALYZE, as autovacuum would; starts the peer (bench README) on its own database and warms it;
+   runs VACUUM ANALYZE, as autovacuum would (this machine's cluster runs without it); starts the peer (bench README)
+   on its own database, warms it and runs VACUUM ANALYZE there too;
 2. for each connection count, new keys and then replays, one row after the other: the service under wrk, pgbench
    running the service's own statements (bench/pgbench/post-order.sql, with new keys and with the replay keys), the
    peer under wrk; each row read with the CPU the process and its database's PostgreSQL backends spent (from /proc,
@@ -284,7 +285,7 @@ def warm_up(service_pid, a, service_slice, other_work=lambda: None):
 
 def start_service(a, base, tag):
     """Starts the jar on its fresh database, makes the bench tokens and the replay keys, warms the JVM up until the C2
-    compiler threads are quiet and runs ANALYZE; answers the process, its GC log and its wrk command."""
+    compiler threads are quiet and runs VACUUM ANALYZE; answers the process, its GC log and its wrk command."""
     # the load orders p-184, a demo product, which a service outside embedded mode, dev and test loads only when asked
     env = dict(os.environ, ONCEGUARD_CATALOG_DEMO="true",
                QUARKUS_DATASOURCE_JDBC_URL=f"jdbc:postgresql://127.0.0.1:5432/{a.db}",
@@ -316,13 +317,16 @@ def start_service(a, base, tag):
             orders_answered(base + "/q/metrics")
 
     warm_up(service.pid, a, service_slice)
-    psql(a.db, "ANALYZE")
-    print("ANALYZE done; orders so far:", psql(a.db, "SELECT count(*) FROM orders"), flush=True)
+    # the warm-up's pruning deletes request-log rows by the hundred thousand; unvacuumed, the pages of each record's
+    # first rows are not all-visible, and every batch's pruning fetches 50 heap tuples per record to walk them (0 after)
+    psql(a.db, "VACUUM ANALYZE")
+    print("VACUUM ANALYZE done; orders so far:", psql(a.db, "SELECT count(*) FROM orders"), flush=True)
     return service, gc_log, wrk
 
 
 def start_peer(a, tag):
-    """Starts the FastAPI + Redis peer on its fresh database and warms it; answers the process and its orders URL."""
+    """Starts the FastAPI + Redis peer on its fresh database, warms it and runs VACUUM ANALYZE there; answers the
+    process and its orders URL."""
     psql("postgres", f"DROP DATABASE IF EXISTS {a.peer_db} WITH (FORCE)")
     psql("postgres", f"CREATE DATABASE {a.peer_db}")
     psql(a.peer_db, "CREATE TABLE orders(id bigserial, idem_key text, body jsonb, created_at timestamptz default now())")
@@ -334,6 +338,7 @@ def start_peer(a, tag):
     url = f"http://127.0.0.1:{a.peer_port}/api/orders"
     subprocess.run(["wrk", f"-t{LOAD_THREADS}", "-c8", "-d10s", "-s", f"{a.peer_dir}/wrk/unique.lua", url, "--",
                     "warm" + tag], capture_output=True)
+    psql(a.peer_db, "VACUUM ANALYZE")
     return peer, url
 
 
